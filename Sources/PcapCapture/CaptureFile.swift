@@ -1,0 +1,236 @@
+import CLibpcap
+import WireFormat
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One record's header: when it was captured and how long it was.
+public struct RecordHeader: Hashable, Sendable {
+    /// Capture time (nanosecond precision).
+    public var timestamp: Timestamp
+    /// Bytes captured (`caplen`).
+    public var capturedLength: Int
+    /// Bytes on the wire (`len`).
+    public var originalLength: Int
+}
+
+/// Why reading a capture stopped.
+public enum ReadEnd: Hashable, Sendable {
+    /// The file ended cleanly.
+    case endOfFile
+    /// The file was cut in the middle of a record (typical of a killed capture); everything
+    /// before the cut was read. Carries libpcap's message.
+    case truncated(String)
+    /// libpcap reported another error part-way; everything before it was read.
+    case error(String)
+}
+
+/// An open capture file (pcap or pcapng), read through libpcap with nanosecond timestamps.
+///
+/// Packet bytes handed to ``forEachRecord(_:)`` are borrowed from libpcap's buffer and valid
+/// only during the callback: decode them in place and copy only what must outlive it.
+public final class CaptureFile {
+    /// The path as given (`-` is standard input).
+    public let path: String
+    /// The capture's link type.
+    public let linkType: LinkType
+    /// libpcap's name for the link type (`EN10MB`, `LINUX_SLL2`, `PKTAP`…).
+    public let linkTypeName: String
+    /// libpcap's description of the link type (`Ethernet`, `Linux cooked v2`…).
+    public let linkTypeDescription: String
+    /// The snapshot length recorded in the file.
+    public let snapLength: Int
+    /// The file format, from its magic number.
+    public let format: Format
+    /// Whether the file stores nanosecond (rather than microsecond) timestamps.
+    public let nanosecondFile: Bool
+
+    /// Capture file formats.
+    public enum Format: String, Hashable, Sendable {
+        case pcap, pcapng
+    }
+
+    /// The timestamp of the first record (filtered or not), once reading has started.
+    public private(set) var firstTimestamp: Timestamp?
+    /// The timestamp of the last record read so far (filtered or not).
+    public private(set) var lastTimestamp: Timestamp?
+
+    private let handle: OpaquePointer
+    private var filter = bpf_program()
+    private var hasFilter = false
+
+    /// Opens a capture file.
+    /// - Parameter path: a file path, or `-` for standard input.
+    /// - Throws: ``PcapError`` with kind `noSuchFile`, `unreadable` or `notACapture`.
+    public init(path: String) throws(PcapError) {
+        self.path = path
+        let operation = "open \(path == "-" ? "standard input" : path)"
+        if path != "-" {
+            var info = stat()
+            if stat(path, &info) != 0 {
+                let code = errno
+                throw PcapError(
+                    kind: code == ENOENT || code == ENOTDIR ? .noSuchFile : .unreadable, operation: operation,
+                    message: Self.errnoText(code))
+            }
+            if (info.st_mode & S_IFMT) == S_IFDIR {
+                throw PcapError(kind: .unreadable, operation: operation, message: "is a directory")
+            }
+            if access(path, R_OK) != 0 {
+                throw PcapError(kind: .unreadable, operation: operation, message: Self.errnoText(errno))
+            }
+        }
+        var errbuf = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE))
+        guard let h = pcap_open_offline_with_tstamp_precision(path, UInt32(PCAP_TSTAMP_PRECISION_NANO), &errbuf) else {
+            let message = Self.text(errbuf)
+            let kind: PcapError.Kind =
+                message.contains("No such file") ? .noSuchFile : message.contains("ermission") ? .unreadable : .notACapture
+            throw PcapError(kind: kind, operation: operation, message: message)
+        }
+        handle = h
+        let dlt = pcap_datalink(h)
+        linkType = LinkType(rawValue: dlt)
+        linkTypeName = pcap_datalink_val_to_name(dlt).map { String(cString: $0) } ?? "DLT\(dlt)"
+        linkTypeDescription = pcap_datalink_val_to_description(dlt).map { String(cString: $0) } ?? "DLT \(dlt)"
+        snapLength = Int(pcap_snapshot(h))
+        // pcap_major_version is 1 for pcapng as libpcap presents it, 2 for pcap.
+        format = pcap_major_version(h) == 2 ? .pcap : .pcapng
+        nanosecondFile = Self.nanosecondMagic(path)
+    }
+
+    deinit {
+        if hasFilter { pcap_freecode(&filter) }
+        pcap_close(handle)
+    }
+
+    /// Compiles a BPF expression that ``forEachRecord(_:)`` then applies in libpcap
+    /// (`pcap_offline_filter`) before handing a record over. Records the filter rejects are
+    /// still counted, so frame numbers stay Wireshark's.
+    public func setFilter(_ expression: String) throws(PcapError) {
+        var program = bpf_program()
+        guard pcap_compile(handle, &program, expression, 1, PCAP_NETMASK_UNKNOWN) == 0 else {
+            throw PcapError(
+                kind: .badFilter, operation: "compile filter '\(expression)'", message: String(cString: pcap_geterr(handle)))
+        }
+        if hasFilter { pcap_freecode(&filter) }
+        filter = program
+        hasFilter = true
+    }
+
+    /// Reads every record in order.
+    ///
+    /// - Parameter body: called with the 1-based frame number (counted over every record,
+    ///   filtered or not), the record header, and the borrowed bytes.
+    /// - Returns: the number of records read and why reading stopped. A damaged or cut-off file
+    ///   does not throw: every record before the fault has been delivered.
+    @discardableResult
+    public func forEachRecord(
+        _ body: (_ frame: Int, _ header: RecordHeader, _ bytes: UnsafeRawBufferPointer) throws -> Void
+    ) rethrows -> (records: Int, end: ReadEnd) {
+        var header: UnsafeMutablePointer<pcap_pkthdr>?
+        var data: UnsafePointer<UInt8>?
+        var frame = 0
+        while true {
+            let status = pcap_next_ex(handle, &header, &data)
+            switch status {
+            case 1:
+                guard let header, let data else { continue }
+                frame += 1
+                let h = header.pointee
+                let timestamp = Timestamp(seconds: Int64(h.ts.tv_sec), nanoseconds: Int64(h.ts.tv_usec))
+                if firstTimestamp == nil { firstTimestamp = timestamp }
+                lastTimestamp = timestamp
+                if hasFilter, pcap_offline_filter(&filter, header, data) == 0 { continue }
+                let record = RecordHeader(
+                    timestamp: timestamp, capturedLength: Int(h.caplen), originalLength: Int(h.len))
+                try body(frame, record, UnsafeRawBufferPointer(start: data, count: Int(h.caplen)))
+            case PCAP_ERROR_BREAK:
+                return (frame, .endOfFile)
+            default:
+                let message = String(cString: pcap_geterr(handle))
+                return (frame, message.contains("truncated") ? .truncated(message) : .error(message))
+            }
+        }
+    }
+
+    static func text(_ buffer: [CChar]) -> String {
+        buffer.withUnsafeBufferPointer { p in
+            String(decoding: UnsafeRawBufferPointer(p).prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+
+    static func errnoText(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    /// Whether the file starts with the nanosecond pcap magic (a1b23c4d in either order).
+    static func nanosecondMagic(_ path: String) -> Bool {
+        guard path != "-", let f = fopen(path, "rb") else { return false }
+        defer { fclose(f) }
+        var magic: UInt32 = 0
+        guard fread(&magic, 4, 1, f) == 1 else { return false }
+        return magic == 0xA1B2_3C4D || magic == 0x4D3C_B2A1
+    }
+}
+
+/// Writes a pcap file through libpcap (`pcap_dump`), with nanosecond timestamps.
+public final class CaptureWriter {
+    private let dead: OpaquePointer
+    private let dumper: OpaquePointer
+    /// The path being written.
+    public let path: String
+
+    /// Creates (or truncates) a pcap file.
+    /// - Parameters:
+    ///   - path: where to write.
+    ///   - linkType: the link type of the records that will be written.
+    ///   - snapLength: the snapshot length to record in the header.
+    public init(path: String, linkType: LinkType, snapLength: Int = 262_144) throws(PcapError) {
+        self.path = path
+        guard let d = pcap_open_dead_with_tstamp_precision(
+            linkType.rawValue, Int32(snapLength), UInt32(PCAP_TSTAMP_PRECISION_NANO))
+        else {
+            throw PcapError(kind: .writeFailed, operation: "create \(path)", message: "pcap_open_dead failed")
+        }
+        guard let w = pcap_dump_open(d, path) else {
+            let message = String(cString: pcap_geterr(d))
+            pcap_close(d)
+            throw PcapError(kind: .writeFailed, operation: "create \(path)", message: message)
+        }
+        dead = d
+        dumper = w
+    }
+
+    /// Appends one record.
+    public func write(_ bytes: UnsafeRawBufferPointer, timestamp: Timestamp, originalLength: Int? = nil) {
+        var header = pcap_pkthdr()
+        header.ts.tv_sec = Int(timestamp.seconds)
+        header.ts.tv_usec = Int(timestamp.nanoseconds)
+        header.caplen = UInt32(bytes.count)
+        header.len = UInt32(originalLength ?? bytes.count)
+        guard let base = bytes.baseAddress else {
+            var empty: UInt8 = 0
+            pcap_dump(UnsafeMutableRawPointer(dumper).assumingMemoryBound(to: UInt8.self), &header, &empty)
+            return
+        }
+        pcap_dump(
+            UnsafeMutableRawPointer(dumper).assumingMemoryBound(to: UInt8.self), &header,
+            base.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// Appends one record from an array.
+    public func write(_ bytes: [UInt8], timestamp: Timestamp, originalLength: Int? = nil) {
+        bytes.withUnsafeBytes { write($0, timestamp: timestamp, originalLength: originalLength) }
+    }
+
+    /// Flushes buffered records to the file.
+    public func flush() { pcap_dump_flush(dumper) }
+
+    deinit {
+        pcap_dump_close(dumper)
+        pcap_close(dead)
+    }
+}

@@ -1,0 +1,63 @@
+import WireFormat
+
+/// Formats capture timestamps without Foundation (no locale, no time zone database: UTC only).
+public enum TimeFormat {
+    /// Converts days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    static func civil(_ days: Int64) -> (year: Int64, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = Int(doy - (153 * mp + 2) / 5 + 1)
+        let m = Int(mp < 10 ? mp + 3 : mp - 9)
+        return (m <= 2 ? y + 1 : y, m, d)
+    }
+
+    static func pad(_ v: Int64, _ width: Int) -> String {
+        let s = String(v)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+
+    /// `2026-11-29T23:40:01.123456789Z` (RFC 3339, 9 fractional digits).
+    public static func rfc3339(_ t: Timestamp) -> String {
+        let (date, time) = parts(t)
+        return "\(date)T\(time)Z"
+    }
+
+    /// `2026-11-29 23:40:01.123456789` (UTC).
+    public static func readable(_ t: Timestamp) -> String {
+        let (date, time) = parts(t)
+        return "\(date) \(time)"
+    }
+
+    static func parts(_ t: Timestamp) -> (String, String) {
+        let days = t.seconds >= 0 ? t.seconds / 86400 : (t.seconds - 86399) / 86400
+        let secondOfDay = t.seconds - days * 86400
+        let (y, m, d) = civil(days)
+        let date = "\(pad(y, 4))-\(pad(Int64(m), 2))-\(pad(Int64(d), 2))"
+        let time =
+            "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))."
+            + pad(Int64(t.nanoseconds), 9)
+        return (date, time)
+    }
+
+    /// Seconds since the epoch with 9 decimals: `1764459601.123456789`.
+    public static func epoch(_ t: Timestamp) -> String {
+        if t.seconds < 0 {
+            let total = -t.totalNanoseconds
+            return "-\(total / 1_000_000_000).\(pad(total % 1_000_000_000, 9))"
+        }
+        return "\(t.seconds).\(pad(Int64(t.nanoseconds), 9))"
+    }
+
+    /// A signed interval in seconds with 9 decimals: `+0.512345678`, `-1.000000000`.
+    public static func relative(_ nanoseconds: Int64, sign: Bool = true) -> String {
+        let negative = nanoseconds < 0
+        let magnitude = negative ? -nanoseconds : nanoseconds
+        let text = "\(magnitude / 1_000_000_000).\(pad(magnitude % 1_000_000_000, 9))"
+        return negative ? "-" + text : (sign ? "+" + text : text)
+    }
+}

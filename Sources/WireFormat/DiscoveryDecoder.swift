@@ -1,0 +1,251 @@
+/// Counts kept while decoding one capture.
+public struct DecodeStatistics: Hashable, Sendable {
+    /// Frames handed to the decoder.
+    public var frames = 0
+    /// Discovery packets produced (mDNS + SSDP), malformed ones included.
+    public var discoveryPackets = 0
+    /// mDNS packets.
+    public var mdnsPackets = 0
+    /// SSDP packets.
+    public var ssdpPackets = 0
+    /// Discovery packets with a decoding fault.
+    public var malformedPackets = 0
+    /// Frames whose link or IP header could not be decoded (they may or may not have been
+    /// discovery traffic).
+    public var undecodableFrames = 0
+    /// 802.11 data frames seen (Wi-Fi captures only).
+    public var wifiDataFrames = 0
+    /// 802.11 data frames with the Protected bit: their contents cannot be read.
+    public var protectedWiFiFrames = 0
+    /// Ethernet-labelled frames that were really raw IP.
+    public var rawIPInEthernetFrames = 0
+    /// UDP payloads cut short by the snap length.
+    public var snapLengthTruncated = 0
+    /// IP reassembly counters.
+    public var reassembly = ReassemblyStatistics()
+    public init() {}
+}
+
+/// Turns captured frames into ``DiscoveryPacket`` values.
+///
+/// One decoder serves one capture (one link type). It keeps the state that spans frames:
+/// IP fragment reassembly, and the M-SEARCH senders whose unicast SSDP answers arrive on
+/// ephemeral ports. Frames are decoded in place; nothing is allocated for a frame that turns
+/// out not to be discovery traffic (apart from bounded fragment buffers).
+public struct DiscoveryDecoder {
+    /// The mDNS port.
+    public static let mdnsPort: UInt16 = 5353
+    /// The SSDP port.
+    public static let ssdpPort: UInt16 = 1900
+
+    /// How long after an M-SEARCH its sender's port is watched for answers (capture time).
+    public static let searchAnswerWindowNanoseconds: Int64 = 60_000_000_000
+    /// How many M-SEARCH senders are watched at once.
+    public static let maximumWatchedSearchers = 256
+
+    /// The link type of the frames.
+    public let linkType: LinkType
+    /// What was counted so far.
+    public var statistics: DecodeStatistics {
+        var s = counts
+        s.reassembly = reassembler.statistics
+        return s
+    }
+
+    struct SearcherKey: Hashable {
+        var address: IPAddress
+        var port: UInt16
+    }
+
+    var counts = DecodeStatistics()
+    var reassembler: FragmentReassembler
+    var searchers: [SearcherKey: (frame: Int, time: Timestamp)] = [:]
+
+    /// Creates a decoder for frames of `linkType`.
+    public init(linkType: LinkType, reassemblyLimits: ReassemblyLimits = ReassemblyLimits()) {
+        self.linkType = linkType
+        reassembler = FragmentReassembler(limits: reassemblyLimits)
+    }
+
+    /// Decodes one frame.
+    /// - Parameters:
+    ///   - frame: its 1-based frame number.
+    ///   - timestamp: when it was captured.
+    ///   - bytes: the captured bytes (borrowed; only valid during the call).
+    ///   - originalLength: its length on the wire.
+    /// - Returns: the discovery packet, or `nil` for any other frame.
+    public mutating func decode(
+        frame: Int, timestamp: Timestamp, bytes: UnsafeRawBufferPointer, originalLength: Int
+    ) -> DiscoveryPacket? {
+        counts.frames += 1
+        let link: LinkFrame
+        do throws(DecodeError) {
+            link = try LinkLayer.decode(linkType, frame: ByteCursor(bytes), originalLength: originalLength)
+        } catch {
+            counts.undecodableFrames += 1
+            return nil
+        }
+        if link.protectedWiFi {
+            counts.wifiDataFrames += 1
+            counts.protectedWiFiFrames += 1
+            return nil
+        }
+        if linkType.isWiFi, link.etherType != .none { counts.wifiDataFrames += 1 }
+        if link.rawIPInEthernet { counts.rawIPInEthernetFrames += 1 }
+        guard link.etherType == .ipv4 || link.etherType == .ipv6 else { return nil }
+        let ip: IPPacket
+        do throws(DecodeError) {
+            ip = try IPPacket.decode(link.etherType, link.payload)
+        } catch {
+            counts.undecodableFrames += 1
+            return nil
+        }
+        guard ip.proto == .udp else { return nil }
+
+        if let fragment = ip.fragment {
+            let key = FragmentReassembler.Key(
+                source: ip.source, destination: ip.destination, identification: fragment.identification,
+                proto: ip.proto.rawValue)
+            let watched = searchers
+            let outcome = reassembler.add(
+                key: key, fragment: fragment, payload: ip.payload, ttl: ip.ttl, frame: frame, time: timestamp
+            ) { first in
+                guard let ports = UDPDatagram.ports(first) else { return false }
+                return Self.isDiscovery(
+                    sourcePort: ports.source, destination: ip.destination, destinationPort: ports.destination,
+                    time: timestamp, searchers: watched)
+            }
+            guard case .complete(let datagram) = outcome else { return nil }
+            return datagram.payload.withUnsafeBytes { raw in
+                decodeUDP(
+                    ByteCursor(raw), ip: ip, ttl: datagram.ttl, link: link, frame: frame, timestamp: timestamp,
+                    fragmentFrames: datagram.frames)
+            }
+        }
+        return decodeUDP(
+            ip.payload, ip: ip, ttl: ip.ttl, link: link, frame: frame, timestamp: timestamp, fragmentFrames: [])
+    }
+
+    /// Whether a UDP datagram with these ports is discovery traffic.
+    static func isDiscovery(
+        sourcePort: UInt16, destination: IPAddress, destinationPort: UInt16, time: Timestamp,
+        searchers: [SearcherKey: (frame: Int, time: Timestamp)]
+    ) -> Bool {
+        if sourcePort == mdnsPort || destinationPort == mdnsPort { return true }
+        if sourcePort == ssdpPort || destinationPort == ssdpPort { return true }
+        return watchedSearch(destination: destination, port: destinationPort, time: time, searchers: searchers) != nil
+    }
+
+    static func watchedSearch(
+        destination: IPAddress, port: UInt16, time: Timestamp, searchers: [SearcherKey: (frame: Int, time: Timestamp)]
+    ) -> Int? {
+        guard let s = searchers[SearcherKey(address: destination, port: port)],
+            time.nanoseconds(since: s.time) <= Self.searchAnswerWindowNanoseconds
+        else { return nil }
+        return s.frame
+    }
+
+    mutating func decodeUDP(
+        _ cursor: ByteCursor, ip: IPPacket, ttl: UInt8, link: LinkFrame, frame: Int, timestamp: Timestamp,
+        fragmentFrames: [Int]
+    ) -> DiscoveryPacket? {
+        let udp: UDPDatagram
+        do throws(DecodeError) {
+            udp = try UDPDatagram.decode(cursor)
+        } catch {
+            // Only report it if the ports say it was discovery traffic.
+            guard let ports = UDPDatagram.ports(cursor),
+                Self.isDiscovery(
+                    sourcePort: ports.source, destination: ip.destination, destinationPort: ports.destination,
+                    time: timestamp, searchers: searchers)
+            else {
+                counts.undecodableFrames += 1
+                return nil
+            }
+            let isMDNS = ports.source == Self.mdnsPort || ports.destination == Self.mdnsPort
+            var packet = makePacket(
+                frame: frame, timestamp: timestamp, link: link, ip: ip, ttl: ttl, sourcePort: ports.source,
+                destinationPort: ports.destination, payload: isMDNS ? .mdns(nil) : .ssdp(nil),
+                fragmentFrames: fragmentFrames)
+            packet.error = PacketError(layer: .udp, error: error)
+            count(packet)
+            return packet
+        }
+        let isMDNS = udp.sourcePort == Self.mdnsPort || udp.destinationPort == Self.mdnsPort
+        var answersSearch: Int?
+        if !isMDNS, udp.sourcePort != Self.ssdpPort, udp.destinationPort != Self.ssdpPort {
+            // Not a well-known port: only an answer to a watched M-SEARCH qualifies.
+            guard let search = Self.watchedSearch(destination: ip.destination, port: udp.destinationPort, time: timestamp, searchers: searchers),
+                SSDPMessage.looksLikeResponse(udp.payload)
+            else { return nil }
+            answersSearch = search
+        }
+        var packet = makePacket(
+            frame: frame, timestamp: timestamp, link: link, ip: ip, ttl: ttl, sourcePort: udp.sourcePort,
+            destinationPort: udp.destinationPort, payload: .mdns(nil), fragmentFrames: fragmentFrames)
+        packet.truncatedBySnapLength = udp.truncated || ip.truncated
+        if udp.truncated || ip.truncated { counts.snapLengthTruncated += 1 }
+        packet.answersSearchFrame = answersSearch
+        // A DNS message's compression offsets are relative to its own first byte.
+        let message = ByteCursor(UnsafeRawBufferPointer(rebasing: udp.payload.bytes[udp.payload.offset...]), base: udp.payload.position)
+        if isMDNS {
+            let (decoded, error) = DNSMessage.decodePartial(message)
+            packet.payload = .mdns(decoded)
+            if let error { packet.error = PacketError(layer: .dns, error: error) }
+            if let decoded {
+                packet.legacyUnicast =
+                    decoded.isResponse
+                    ? udp.sourcePort == Self.mdnsPort && udp.destinationPort != Self.mdnsPort
+                    : udp.sourcePort != Self.mdnsPort
+            }
+        } else {
+            do throws(DecodeError) {
+                let ssdp = try SSDPMessage.decode(message)
+                packet.payload = .ssdp(ssdp)
+                if ssdp.kind == .mSearch, udp.sourcePort != Self.ssdpPort {
+                    watchSearcher(SearcherKey(address: ip.source, port: udp.sourcePort), frame: frame, time: timestamp)
+                }
+            } catch {
+                packet.payload = .ssdp(nil)
+                packet.error = PacketError(layer: .ssdp, error: error)
+            }
+        }
+        count(packet)
+        return packet
+    }
+
+    mutating func watchSearcher(_ key: SearcherKey, frame: Int, time: Timestamp) {
+        if searchers[key] == nil, searchers.count >= Self.maximumWatchedSearchers {
+            // Forget expired senders first, then the oldest one.
+            searchers = searchers.filter { time.nanoseconds(since: $0.value.time) <= Self.searchAnswerWindowNanoseconds }
+            if searchers.count >= Self.maximumWatchedSearchers,
+                let oldest = searchers.min(by: { $0.value.time < $1.value.time })
+            {
+                searchers[oldest.key] = nil
+            }
+        }
+        searchers[key] = (frame, time)
+    }
+
+    mutating func count(_ packet: DiscoveryPacket) {
+        counts.discoveryPackets += 1
+        if packet.isMDNS { counts.mdnsPackets += 1 } else { counts.ssdpPackets += 1 }
+        if packet.error != nil { counts.malformedPackets += 1 }
+    }
+
+    func makePacket(
+        frame: Int, timestamp: Timestamp, link: LinkFrame, ip: IPPacket, ttl: UInt8, sourcePort: UInt16,
+        destinationPort: UInt16, payload: DiscoveryPayload, fragmentFrames: [Int]
+    ) -> DiscoveryPacket {
+        var p = DiscoveryPacket(
+            frame: frame, timestamp: timestamp, ipVersion: ip.version, source: ip.source, destination: ip.destination,
+            ttl: ttl, sourcePort: sourcePort, destinationPort: destinationPort, payload: payload)
+        p.sourceMAC = link.sourceMAC
+        p.destinationMAC = link.destinationMAC
+        p.vlanIDs = link.vlan.array
+        p.pktap = link.pktap?.materialize()
+        p.rawIPInEthernet = link.rawIPInEthernet
+        p.fragmentFrames = fragmentFrames
+        return p
+    }
+}

@@ -1,0 +1,71 @@
+// castscope: the command-line front end. Argument parsing, exit codes and wiring only; the
+// work is done in PcapCapture, WireFormat and Reports.
+
+let version = "0.1.0"
+
+let usage = """
+    castscope \(version): why doesn't my Cast button find the TV?
+
+    Reads packet captures, decodes Google Cast discovery traffic (mDNS and SSDP/DIAL) and
+    reports what it finds.
+
+    USAGE:
+      castscope dump [--format text|jsonl] [--no-filter] FILE...
+      castscope help [COMMAND]
+      castscope --version
+
+    COMMANDS:
+      dump      Print every mDNS and SSDP packet in the captures, decoded.
+
+    Captures may be pcap or pcapng, from tcpdump, Wireshark, rvictl (PKTAP or raw IP),
+    PCAPdroid, `tcpdump -i any` (SLL/SLL2) or 802.11 monitor mode. `-` reads standard input.
+
+    EXIT STATUS:
+      0 success, 64 usage error, 65 a file is not a readable capture or has an unsupported
+      link type, 66 a file does not exist or cannot be opened.
+    """
+
+let dumpUsage = """
+    USAGE: castscope dump [--format text|jsonl] [--no-filter] FILE...
+
+    Prints every discovery packet: UDP port 5353 in either direction (mDNS, including legacy
+    unicast), SSDP on UDP port 1900, and SSDP answers that come back from an ephemeral port to
+    the port an M-SEARCH was sent from. Frame numbers are Wireshark's. IP fragments are
+    reassembled; the packet is shown at the frame that completed it.
+
+    OPTIONS:
+      --format text    One summary line per packet, then one line per question, record or
+                       SSDP header (default).
+      --format jsonl   One JSON object per packet per line (see docs/dump-format.md).
+      --no-filter      Do not apply the lossless BPF prefilter inside libpcap (slower; for
+                       checking that the filter loses nothing).
+      -h, --help       Show this help.
+
+    A packet that cannot be decoded is printed with its frame number, the reason and the byte
+    offset, counted, and the run goes on. A file cut in the middle of a record yields every
+    packet before the cut and a warning.
+    """
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first else {
+    Output.standardError.write(usage + "\n")
+    finish(.usage)
+}
+arguments.removeFirst()
+
+switch command {
+case "-h", "--help":
+    Output.standardOutput.write(usage + "\n")
+    finish(.success)
+case "help":
+    Output.standardOutput.write((arguments.first == "dump" ? dumpUsage : usage) + "\n")
+    finish(.success)
+case "--version", "version":
+    Output.standardOutput.write("castscope \(version)\n")
+    finish(.success)
+case "dump":
+    finish(DumpCommand.run(arguments))
+default:
+    printError("unknown command '\(command)'; try 'castscope --help'")
+    finish(.usage)
+}

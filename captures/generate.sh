@@ -1,0 +1,477 @@
+#!/usr/bin/env bash
+# captures/generate.sh -- regenerate CastScope's own REAL test captures.
+#
+#   sudo captures/generate.sh            # all captures
+#   sudo captures/generate.sh goodbye ipv6   # only some (names without .pcap)
+#   sudo captures/generate.sh --list     # list capture names
+#
+# Every capture is made with real daemons (avahi-daemon, python-zeroconf,
+# small python SSDP/DIAL tools in captures/tools/) talking to each other over
+# a Linux bridge inside network namespaces that this script creates, and is
+# recorded with tcpdump inside the sender's namespace.
+#
+# Requirements (Debian 12 package names):
+#   iproute2 (ip, bridge, ip netns), util-linux (unshare, mount),
+#   coreutils (timeout), avahi-daemon, tcpdump (>= 4.99), tshark,
+#   wireshark-common (capinfos), python3 with the `zeroconf` module
+#   (pip install zeroconf; tested with 0.154.0),
+#   iptables (only for client-isolation; uses the iptables-legacy backend).
+#
+# Safety rules:
+#   * must run as root; all traffic stays inside the network namespaces cs-*
+#     created here (nothing is attached to the host's own interfaces);
+#   * only documentation addresses: 192.0.2.0/24 and 2001:db8::/32 (plus the
+#     fe80:: link-local addresses the kernel adds inside the namespaces);
+#   * all namespaces, links and processes created here are removed on exit,
+#     also on failure or Ctrl-C (trap).
+#
+# Determinism: fixed MAC addresses (02:ca:57:00:00:<host>), IP addresses,
+# host names, UUIDs, instance names and TXT records; the SSDP responder uses a
+# seeded RNG.  Timing (and so timestamps, packet interleaving and sometimes the
+# number of repeated queries) naturally varies from run to run.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOOLS=$HERE/tools
+OUT=${CASTSCOPE_CAPTURE_DIR:-$HERE}
+ALL_CAPTURES=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented
+              legacy-unicast dial-ssdp client-isolation reflector)
+
+# --- fixed identities -------------------------------------------------------
+CC_HOST=3f5d6b2a-8c91-4e07-b2d4-6a1f0c9e7d35      # "Living Room TV" (Chromecast)
+ULTRA_HOST=7a0e4c19-2d6b-4f83-95c1-e8b3a2d7f604   # "Bedroom TV" (Chromecast Ultra)
+SENDER4=192.0.2.10   SENDER6=2001:db8::10
+PHONE4=192.0.2.11
+CC4=192.0.2.21       CC6=2001:db8::21
+ULTRA4=192.0.2.22
+MINI4=192.0.2.23
+SHIELD4=192.0.2.24   SHIELD6=2001:db8::24
+
+die()  { echo "generate.sh: error: $*" >&2; exit 1; }
+note() { printf '%s [%s] %s\n' "$(date +%H:%M:%S)" "${CUR:-main}" "$*"; }
+
+usage() {
+  sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  echo "captures: ${ALL_CAPTURES[*]}"
+}
+
+# --- requirements -----------------------------------------------------------
+TSPREC=nano
+check_requirements() {
+  [[ $EUID -eq 0 ]] || die "must be run as root (sudo $0 ...): it creates network namespaces"
+  local -A pkg=([ip]=iproute2 [bridge]=iproute2 [unshare]=util-linux [mount]=mount
+               [timeout]=coreutils [avahi-daemon]=avahi-daemon [tcpdump]=tcpdump
+               [tshark]=tshark [capinfos]=wireshark-common [python3]=python3)
+  local missing=() c
+  for c in "${!pkg[@]}"; do
+    command -v "$c" >/dev/null 2>&1 || missing+=("$c (Debian package ${pkg[$c]})")
+  done
+  if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import zeroconf' 2>/dev/null; then
+    missing+=("python3 module zeroconf (pip install zeroconf)")
+  fi
+  if ((${#missing[@]})); then
+    printf 'generate.sh: missing requirement: %s\n' "${missing[@]}" >&2
+    exit 1
+  fi
+  if ! tcpdump --help 2>&1 | grep -q -- --time-stamp-precision; then
+    note "tcpdump has no --time-stamp-precision; captures will have microsecond timestamps"
+    TSPREC=""
+  fi
+  local stale
+  stale=$(ip netns list | awk '/^cs-/{print $1}' | tr '\n' ' ')
+  [[ -z $stale ]] || die "namespaces from an earlier run exist: $stale -- remove them with: for n in $stale; do ip netns del \$n; done"
+}
+
+# --- bookkeeping and cleanup ------------------------------------------------
+declare -a NSES=()       # namespaces created by this run
+declare -A PID=()        # name -> pid of background processes started by us
+WORK=""
+
+teardown() {
+  local n p ns
+  for n in "${!PID[@]}"; do kill -TERM "${PID[$n]}" 2>/dev/null || true; done
+  ((${#PID[@]})) && sleep 0.3
+  # Anything still running inside our own namespaces was started by us.
+  for ns in "${NSES[@]}"; do
+    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
+  done
+  for n in "${!PID[@]}"; do wait "${PID[$n]}" 2>/dev/null || true; done
+  for ns in "${NSES[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+  NSES=()
+  PID=()
+}
+
+on_exit() {
+  local rc=$?
+  trap - EXIT INT TERM HUP
+  teardown
+  if [[ $rc -ne 0 && -n $WORK && -d $WORK ]]; then
+    echo "generate.sh: failed (rc=$rc); logs of the failing scenario:" >&2
+    for f in "$WORK"/*.log; do [[ -e $f ]] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }; done
+  fi
+  [[ -n $WORK && -d $WORK ]] && rm -rf "$WORK"
+  exit "$rc"
+}
+
+# --- network helpers --------------------------------------------------------
+psys() { # NS KEY VALUE : set a per-namespace sysctl (no procps needed)
+  ip netns exec "$1" sh -c "echo $3 > /proc/sys/${2//.//}"
+}
+
+mkns() {
+  ip netns add "$1"
+  NSES+=("$1")
+  ip -n "$1" link set lo up
+  psys "$1" net.ipv6.conf.all.accept_dad 0
+  psys "$1" net.ipv6.conf.default.accept_dad 0
+  psys "$1" net.ipv6.conf.default.router_solicitations 0
+  psys "$1" net.ipv6.conf.all.router_solicitations 0
+}
+
+mkbridge() { # BR [NS]  -- a bridge in the switch namespace (default cs-br)
+  local br=$1 ns=${2:-cs-br}
+  if ! ip netns list | grep -qx "$ns\( .*\)\?"; then
+    mkns "$ns"
+    # the switch itself must not send anything (no IPv6 link-local, MLD, RS)
+    psys "$ns" net.ipv6.conf.all.disable_ipv6 1
+    psys "$ns" net.ipv6.conf.default.disable_ipv6 1
+  fi
+  ip -n "$ns" link add "$br" type bridge mcast_snooping 0 stp_state 0
+  ip -n "$ns" link set "$br" up
+}
+
+# add_host NS IFNAME MAC BR IPV4/LEN|- IPV6/LEN|-
+#   creates NS (if needed) and a veth IFNAME in it whose peer is a port of BR
+add_host() {
+  local ns=$1 ifn=$2 mac=$3 br=$4 ip4=$5 ip6=$6
+  local port="p-${ns#cs-}-$ifn"
+  port=${port:0:15}
+  ip netns list | grep -qx "$ns\( .*\)\?" || mkns "$ns"
+  ip -n "$ns" link add "$ifn" address "$mac" type veth peer name "$port" netns cs-br
+  ip -n cs-br link set "$port" master "$br" up
+  [[ $ip4 == - ]] || ip -n "$ns" addr add "$ip4" dev "$ifn"
+  [[ $ip6 == - ]] || ip -n "$ns" addr add "$ip6" dev "$ifn" nodad
+  ip -n "$ns" link set "$ifn" up
+}
+
+# Standard LAN: one bridge, the sender (.10) and the given hosts.
+lan() { # [v4|v6|dual]
+  local mode=${1:-dual}
+  mkbridge br0
+  a4() { [[ $mode == v6 ]] && echo - || echo "$1/24"; }
+  a6() { [[ $mode == v4 ]] && echo - || echo "$1/64"; }
+  add_host cs-sender eth0 02:ca:57:00:00:10 br0 "$(a4 $SENDER4)" "$(a6 $SENDER6)"
+}
+
+# --- process helpers --------------------------------------------------------
+spawn() { # NAME NS CMD... : run CMD in NS in the background, log to $WORK/NAME.log
+  local name=$1 ns=$2
+  shift 2
+  ip netns exec "$ns" "$@" >"$WORK/$name.log" 2>&1 &
+  PID[$name]=$!
+}
+
+wait_log() { # NAME PATTERN [TIMEOUT_S] [COUNT]
+  local name=$1 pat=$2 t=${3:-10} count=${4:-1} i
+  for ((i = 0; i < t * 10; i++)); do
+    if (($(grep -c -- "$pat" "$WORK/$name.log" 2>/dev/null || true) >= count)); then return 0; fi
+    if ! kill -0 "${PID[$name]}" 2>/dev/null; then
+      cat "$WORK/$name.log" >&2
+      die "$name exited before printing '$pat'"
+    fi
+    sleep 0.1
+  done
+  cat "$WORK/$name.log" >&2
+  die "timeout waiting for '$pat' from $name"
+}
+
+finish() { # NAME [TIMEOUT_S] : wait for a foreground-ish job to end by itself
+  local name=$1 t=${2:-30} rc=0
+  for ((i = 0; i < t * 10; i++)); do
+    kill -0 "${PID[$name]}" 2>/dev/null || break
+    sleep 0.1
+  done
+  wait "${PID[$name]}" || rc=$?
+  unset "PID[$name]"
+  return $rc
+}
+
+stop() { # NAME [SIGNAL] : stop a background process by its pid and wait for it
+  local name=$1 sig=${2:-INT}
+  [[ -n ${PID[$name]:-} ]] || return 0
+  kill -s "$sig" "${PID[$name]}" 2>/dev/null || true
+  wait "${PID[$name]}" 2>/dev/null || true
+  unset "PID[$name]"
+}
+
+# start_avahi NAME NS HOSTNAME "SERVICEFILES" [use-ipv4] [use-ipv6] [reflector] [ifaces]
+#   one avahi-daemon per namespace: own config, own services dir (bind-mounted
+#   over /etc/avahi/services in a private mount namespace), private /run.
+start_avahi() {
+  local name=$1 ns=$2 host=$3 services=$4 v4=${5:-yes} v6=${6:-no} refl=${7:-no} ifaces=${8:-eth0}
+  local d=$WORK/$name f publish=yes
+  mkdir -p "$d/services"
+  for f in $services; do cp "$TOOLS/avahi/$f" "$d/services/"; done
+  [[ $refl == yes ]] && publish=no
+  cat >"$d/avahi-daemon.conf" <<EOF
+[server]
+host-name=$host
+domain-name=local
+use-ipv4=$v4
+use-ipv6=$v6
+allow-interfaces=$ifaces
+enable-dbus=no
+ratelimit-interval-usec=1000000
+ratelimit-burst=1000
+
+[wide-area]
+enable-wide-area=no
+
+[publish]
+disable-publishing=$([[ $publish == yes ]] && echo no || echo yes)
+publish-addresses=$publish
+publish-hinfo=no
+publish-workstation=no
+publish-domain=no
+publish-aaaa-on-ipv4=no
+publish-a-on-ipv6=no
+
+[reflector]
+enable-reflector=$refl
+reflect-ipv=no
+
+[rlimits]
+EOF
+  # shellcheck disable=SC2016
+  spawn "$name" "$ns" unshare -m sh -c '
+    mount --make-rprivate / &&
+    mount -t tmpfs -o mode=0755 tmpfs /run &&
+    mkdir -p /run/avahi-daemon &&
+    mount --bind "$1" /etc/avahi/services &&
+    exec avahi-daemon --no-chroot --no-drop-root --no-rlimits -f "$2"' \
+    sh "$d/services" "$d/avahi-daemon.conf"
+}
+
+# start_capture NS IFACE NAME [extra tcpdump args]
+start_capture() {
+  local ns=$1 ifc=$2 name=$3
+  shift 3
+  CAPFILE=$WORK/$name.pcap
+  spawn tcpdump "$ns" tcpdump -i "$ifc" -n -U -Z root ${TSPREC:+--time-stamp-precision=$TSPREC} -w "$CAPFILE" "$@"
+  wait_log tcpdump "listening on" 10
+  sleep 0.5
+}
+
+stop_capture() { # NAME : stop tcpdump cleanly and move the file into place
+  local name=$1
+  sleep 0.5
+  stop tcpdump INT
+  grep -E "captured|dropped by kernel" "$WORK/tcpdump.log" | sed 's/^/    tcpdump: /'
+  [[ -s $CAPFILE ]] || die "no capture written"
+  mv -f "$CAPFILE" "$OUT/$name.pcap"
+  chmod 0644 "$OUT/$name.pcap"
+  note "wrote $OUT/$name.pcap ($(capinfos -c -M "$OUT/$name.pcap" | awk -F': *' '/Number of packets/{print $2}') packets)"
+}
+
+show_log() { sed "s/^/    $1: /" "$WORK/$1.log"; }
+
+# --- scenarios ---------------------------------------------------------------
+# Each cap_* function builds its own topology; teardown runs after each.
+
+cap_healthy-ipv4() {
+  lan v4
+  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  wait_log dev1 "successfully established" 15
+  sleep 5 # let avahi finish probing/announcing before the capture starts
+  start_capture cs-sender eth0 healthy-ipv4
+  spawn browser cs-sender python3 "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
+  finish browser 20
+  stop_capture healthy-ipv4
+  show_log browser
+}
+
+cap_multi-device() {
+  lan v4
+  add_host cs-tv eth0 02:ca:57:00:00:22 br0 $ULTRA4/24 -
+  add_host cs-speaker eth0 02:ca:57:00:00:23 br0 $MINI4/24 -
+  start_avahi tv cs-tv $ULTRA_HOST chromecast-ultra.service yes no
+  spawn speaker cs-speaker python3 "$TOOLS/cast_responder.py" --spec "$TOOLS/zc/home-mini-and-group.json" --ip $MINI4 --ip-version v4
+  wait_log tv "successfully established" 15
+  wait_log speaker "ready" 15
+  sleep 5
+  start_capture cs-sender eth0 multi-device
+  spawn browser cs-sender python3 "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 8 \
+    --type _googlecast._tcp.local. --type _CC1AD845._sub._googlecast._tcp.local.
+  finish browser 25
+  stop_capture multi-device
+  show_log browser
+}
+
+cap_goodbye() {
+  lan v4
+  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  start_capture cs-sender eth0 goodbye
+  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  wait_log dev1 "successfully established" 15
+  sleep 1
+  spawn browser cs-sender python3 "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 12
+  wait_log browser "resolved" 10
+  sleep 4
+  note "stopping avahi-daemon with SIGINT (goodbye packets)"
+  stop dev1 INT
+  finish browser 25
+  stop_capture goodbye
+  show_log browser
+}
+
+cap_any-sll2() {
+  lan v4
+  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  wait_log dev1 "successfully established" 15
+  sleep 5
+  start_capture cs-sender any any-sll2 -y LINUX_SLL2
+  spawn browser cs-sender python3 "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
+  finish browser 20
+  stop_capture any-sll2
+  show_log browser
+}
+
+cap_ipv6() {
+  lan v6
+  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 - $CC6/64
+  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service no yes
+  wait_log dev1 "successfully established" 15
+  sleep 5
+  start_capture cs-sender eth0 ipv6
+  spawn browser cs-sender python3 "$TOOLS/cast_browser.py" --ip-version v6 --duration 6
+  finish browser 20
+  stop_capture ipv6
+  show_log browser
+}
+
+cap_fragmented() {
+  lan dual
+  add_host cs-shield eth0 02:ca:57:00:00:24 br0 $SHIELD4/24 $SHIELD6/64
+  spawn shield cs-shield python3 "$TOOLS/cast_responder.py" --spec "$TOOLS/zc/shield-big-txt.json" \
+    --ip $SHIELD4 --ip6 $SHIELD6 --ip-version all
+  wait_log shield "ready" 15
+  sleep 5
+  start_capture cs-sender eth0 fragmented
+  spawn browser cs-sender python3 "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version all --duration 5
+  finish browser 20
+  stop_capture fragmented
+  show_log browser
+}
+
+cap_legacy-unicast() {
+  lan v4
+  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  wait_log dev1 "successfully established" 15
+  sleep 5
+  start_capture cs-sender eth0 legacy-unicast
+  spawn legacy cs-sender python3 "$TOOLS/legacy_query.py" --ip $SENDER4 --wait 3
+  finish legacy 20
+  stop_capture legacy-unicast
+  show_log legacy
+}
+
+cap_dial-ssdp() {
+  lan v4
+  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  start_capture cs-sender eth0 dial-ssdp
+  spawn ssdpdev cs-dev1 python3 "$TOOLS/ssdp_device.py" --ip $CC4 --uuid $CC_HOST --name "Living Room TV"
+  wait_log ssdpdev "NOTIFY ssdp:alive" 10
+  sleep 1
+  spawn search cs-sender python3 "$TOOLS/ssdp_search.py" --ip $SENDER4
+  finish search 20
+  sleep 0.5
+  stop ssdpdev INT
+  stop_capture dial-ssdp
+  show_log search
+  show_log ssdpdev
+}
+
+cap_client-isolation() {
+  command -v iptables-legacy >/dev/null 2>&1 || die "client-isolation needs iptables (apt-get install iptables)"
+  lan v4
+  add_host cs-phone eth0 02:ca:57:00:00:11 br0 $PHONE4/24 -
+  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  # The AP/switch drops the capture host's mDNS before it reaches the device
+  # (modelled with a filter on the device's side of the link: on the wire at
+  # the sender this is identical).  Everything the device sends still reaches
+  # the sender, and other clients (the phone) are not filtered.
+  ip netns exec cs-dev1 iptables-legacy -A INPUT -s $SENDER4 -p udp --dport 5353 -j DROP
+  start_capture cs-sender eth0 client-isolation
+  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  wait_log dev1 "successfully established" 15
+  sleep 4
+  spawn browser cs-sender python3 "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 14
+  sleep 7
+  note "phone queries"
+  spawn phone cs-phone python3 "$TOOLS/cast_browser.py" --ip $PHONE4 --ip-version v4 --duration 4
+  finish phone 20
+  finish browser 25
+  stop_capture client-isolation
+  show_log browser
+  show_log phone
+}
+
+cap_reflector() {
+  # Two subnets 192.0.2.0/25 (br0: sender) and 192.0.2.128/25 (br1: device)
+  # joined by a router namespace running avahi-daemon with enable-reflector=yes.
+  mkbridge br0
+  mkbridge br1
+  add_host cs-sender eth0 02:ca:57:00:00:10 br0 $SENDER4/25 -
+  add_host cs-router eth0 02:ca:57:00:00:01 br0 192.0.2.1/25 -
+  add_host cs-router eth1 02:ca:57:00:01:29 br1 192.0.2.129/25 -
+  add_host cs-dev1 eth0 02:ca:57:00:01:50 br1 192.0.2.150/25 -
+  psys cs-router net.ipv4.ip_forward 1
+  ip -n cs-sender route add 192.0.2.128/25 via 192.0.2.1
+  ip -n cs-dev1 route add 192.0.2.0/25 via 192.0.2.129
+  start_avahi router cs-router reflector "" yes no yes eth0,eth1
+  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  wait_log router "Server startup complete" 15
+  wait_log dev1 "successfully established" 15
+  sleep 5
+  start_capture cs-sender eth0 reflector
+  spawn browser cs-sender python3 "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
+  finish browser 20
+  stop_capture reflector
+  show_log browser
+}
+
+# --- main -------------------------------------------------------------------
+main() {
+  local want=() n
+  for n in "$@"; do
+    case $n in
+      -h | --help) usage; exit 0 ;;
+      --list) printf '%s\n' "${ALL_CAPTURES[@]}"; exit 0 ;;
+    esac
+    n=${n%.pcap}
+    n=${n##*/}
+    [[ " ${ALL_CAPTURES[*]} " == *" $n "* ]] || die "unknown capture '$n' (known: ${ALL_CAPTURES[*]})"
+    want+=("$n")
+  done
+  ((${#want[@]})) || want=("${ALL_CAPTURES[@]}")
+
+  check_requirements
+  trap on_exit EXIT
+  trap 'exit 130' INT TERM HUP
+  WORK=$(mktemp -d /tmp/castscope-captures.XXXXXX)
+  mkdir -p "$OUT"
+  for n in "${want[@]}"; do
+    CUR=$n
+    note "generating $n.pcap"
+    rm -f "$WORK"/*.log
+    "cap_$n"
+    teardown
+  done
+  CUR=main
+  note "done: ${want[*]}"
+}
+
+main "$@"
