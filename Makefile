@@ -1,0 +1,43 @@
+# CastScope: `make demo` and `make test` are the two commands of the README's quick start.
+SWIFT ?= swift
+BIN := .build/release/castscope
+DEMO_CAPTURE := captures/multi-device.pcap
+# Debian packages: libpcap-dev to build; tshark (the reference decoder) and python3 for tests.
+BUILD_PACKAGES := libpcap-dev
+TEST_PACKAGES := libpcap-dev tshark python3
+
+.PHONY: all build deps test-deps demo test unit golden golden-update differential clean
+
+all: build
+
+deps:
+	@scripts/ensure-packages.sh $(BUILD_PACKAGES)
+
+test-deps:
+	@scripts/ensure-packages.sh $(TEST_PACKAGES)
+
+build: deps
+	$(SWIFT) build -c release
+
+demo: build
+	$(BIN) dump $(DEMO_CAPTURE)
+
+unit: deps
+	$(SWIFT) test
+
+golden: build
+	Tests/golden/run.sh
+
+golden-update: build
+	Tests/golden/run.sh --update
+
+differential: build
+	python3 Tests/differential/tshark_diff.py
+
+test: test-deps build
+	$(SWIFT) test
+	Tests/golden/run.sh
+	python3 Tests/differential/tshark_diff.py
+
+clean:
+	rm -rf .build

@@ -1,0 +1,105 @@
+import Testing
+@testable import Reports
+@testable import WireFormat
+
+@Suite("JSON writer")
+struct JSONWriterTests {
+    @Test("nesting, key order, commas and null")
+    func structure() {
+        var w = JSONWriter()
+        w.beginObject()
+        w.int(1, "a")
+        w.beginArray("b")
+        w.string("x")
+        w.beginObject()
+        w.bool(true, "c")
+        w.endObject()
+        w.string(nil)
+        w.endArray()
+        w.beginObject("d")
+        w.endObject()
+        w.rawNumber("0.500000000", "e")
+        w.endObject()
+        #expect(w.output == #"{"a":1,"b":["x",{"c":true},null],"d":{},"e":0.500000000}"#)
+    }
+
+    @Test("strings are escaped so no control character survives")
+    func escaping() {
+        var out = ""
+        JSONWriter.appendString("a\"b\\c\n\u{1B}[31m\u{7F}\u{85}\u{2028}é", to: &out)
+        #expect(out == #""a\"b\\c\n\u001b[31m\u007f\u0085\u2028é""#)
+    }
+}
+
+@Suite("Time formatting")
+struct TimeFormatTests {
+    @Test(
+        "UTC civil time with nanoseconds",
+        arguments: [
+            (Int64(0), Int32(0), "1970-01-01T00:00:00.000000000Z"),
+            (1_764_459_601, 123_456_789, "2025-11-29T23:40:01.123456789Z"),
+            (951_782_400, 1, "2000-02-29T00:00:00.000000001Z"),
+            (4_102_444_799, 999_999_999, "2099-12-31T23:59:59.999999999Z"),
+            (-1, 0, "1969-12-31T23:59:59.000000000Z"),
+        ])
+    func rfc3339(seconds: Int64, nanos: Int32, expected: String) {
+        #expect(TimeFormat.rfc3339(Timestamp(seconds: seconds, nanoseconds: Int64(nanos))) == expected)
+    }
+
+    @Test("relative and epoch forms")
+    func relative() {
+        #expect(TimeFormat.relative(1_500_000_000) == "+1.500000000")
+        #expect(TimeFormat.relative(-20) == "-0.000000020")
+        #expect(TimeFormat.relative(7, sign: false) == "0.000000007")
+        #expect(TimeFormat.epoch(Timestamp(seconds: 12, nanoseconds: 5)) == "12.000000005")
+    }
+}
+
+@Suite("Packet text")
+struct PacketTextTests {
+    static func packet(_ message: DNSMessage, sourcePort: UInt16 = 5353) -> DiscoveryPacket {
+        DiscoveryPacket(
+            frame: 7, timestamp: Timestamp(seconds: 10, nanoseconds: 0), ipVersion: 4,
+            source: .v4(IPv4Address(192, 0, 2, 20)), destination: .v4(.mdnsGroup), ttl: 255, sourcePort: sourcePort,
+            destinationPort: 5353, payload: .mdns(message))
+    }
+
+    @Test("records, escapes and the terminal")
+    func records() {
+        var m = DNSMessage(id: 0, flags: 0x8400, counts: [0, 1, 0, 1])
+        let instance = DNSName(labels: [Array("Evil\u{1B}[2J TV".utf8), Array("_googlecast".utf8), Array("_tcp".utf8), Array("local".utf8)])
+        m.answers = [DNSResourceRecord(name: DNSName("_googlecast._tcp.local"), type: .ptr, ttl: 120, data: .name(instance))]
+        m.additionals = [
+            DNSResourceRecord(
+                name: instance, type: .txt, cacheFlush: true, ttl: 4500,
+                data: .txt(TXTRecord(strings: [Array("fn=A \"quoted\" name".utf8), [0x66, 0x6E, 0x3D, 0x07]])))
+        ]
+        let text = PacketText.render(Self.packet(m), start: Timestamp(seconds: 9, nanoseconds: 500_000_000))
+        #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+        #expect(text.contains("+0.500000000 192.0.2.20 > 224.0.0.251 ttl 255 mDNS response id 0 aa 0q/1an/0ns/1ar"))
+        #expect(text.contains("an _googlecast._tcp.local PTR IN ttl 120 Evil\\027[2J TV._googlecast._tcp.local"))
+        #expect(text.contains(#"TXT IN cache-flush ttl 4500 "fn=A \"quoted\" name" "fn=\007""#))
+    }
+
+    @Test("legacy unicast ports are shown")
+    func ports() {
+        var p = Self.packet(DNSMessage(id: 9, flags: 0, counts: [0, 0, 0, 0]), sourcePort: 40000)
+        p.legacyUnicast = true
+        let line = PacketText.render(p, start: p.timestamp)
+        #expect(line.contains("192.0.2.20:40000 > 224.0.0.251 ttl 255 mDNS query id 9 0q/0an/0ns/0ar [legacy-unicast]"))
+    }
+
+    @Test("JSON line for a packet is valid and complete")
+    func jsonLine() {
+        var m = DNSMessage(id: 0, flags: 0x8400, counts: [0, 1, 0, 0])
+        m.answers = [
+            DNSResourceRecord(
+                name: DNSName("x.local"), type: .srv, cacheFlush: true, ttl: 120, rdlength: 14,
+                data: .srv(priority: 0, weight: 0, port: 8009, target: DNSName("h.local")))
+        ]
+        let line = PacketJSON.render(Self.packet(m), file: "f.pcap", linkType: "EN10MB", start: Timestamp(seconds: 10, nanoseconds: 0))
+        #expect(line.hasPrefix(#"{"file":"f.pcap","frame":7,"time":"1970-01-01T00:00:10.000000000Z","epoch":"10.000000000","relative":0.000000000,"linkType":"EN10MB","#))
+        #expect(line.contains(#""answers":[{"name":"x.local","type":"SRV","typeCode":33,"class":"IN","classCode":1,"cacheFlush":true,"ttl":120,"rdlength":14,"rdata":{"priority":0,"weight":0,"port":8009,"target":"h.local"}}]"#))
+        #expect(!line.contains("\n"))
+    }
+}
