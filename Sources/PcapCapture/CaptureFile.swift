@@ -140,7 +140,10 @@ public final class CaptureFile {
                 guard let header, let data else { continue }
                 frame += 1
                 let h = header.pointee
-                let timestamp = Timestamp(seconds: Int64(h.ts.tv_sec), nanoseconds: Int64(h.ts.tv_usec))
+                // pcap stores seconds as an unsigned 32-bit number that libpcap sign-extends;
+                // read it back as unsigned so records after 2038 are not dated 1901.
+                let seconds = format == .pcap ? Int64(UInt32(truncatingIfNeeded: h.ts.tv_sec)) : Int64(h.ts.tv_sec)
+                let timestamp = Timestamp(seconds: seconds, nanoseconds: Int64(h.ts.tv_usec))
                 if firstTimestamp == nil { firstTimestamp = timestamp }
                 lastTimestamp = timestamp
                 if hasFilter, pcap_offline_filter(&filter, header, data) == 0 { continue }

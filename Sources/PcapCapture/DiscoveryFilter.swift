@@ -12,16 +12,24 @@ public enum DiscoveryFilter {
     /// The part for an untagged IP packet.
     static let ipPart = "udp or (ip and ip[6:2] & 0x3fff != 0) or (ip6 and ip6[6] != 6)"
 
-    /// The expression for a link type, or `nil` where no filter is safe (802.11, PKTAP, or
-    /// link types libpcap cannot filter).
+    /// The expression for a link type, or `nil` where no filter is safe (802.11, PKTAP) or
+    /// libpcap cannot compile one (DLT 14, which is raw IP only on OpenBSD).
     public static func expression(for linkType: LinkType) -> String? {
         switch linkType {
         case .ethernet:
             // `vlan` shifts offsets for the rest of the expression, so it comes last.
             let notIP = "not (ether proto 0x0800 or ether proto 0x86dd or ether proto 0x0806 "
                 + "or ether proto 0x8100 or ether proto 0x88a8 or ether proto 0x9100)"
-            return "(\(ipPart)) or \(notIP) or (vlan and ((\(ipPart)) or (vlan and (\(ipPart)))))"
-        case .linuxSLL, .linuxSLL2, .raw, .rawOpenBSD, .rawFile, .ipv4, .ipv6, .null, .loop:
+            // Three or more tags: keep the frame, the decoder sorts it out.
+            return "(\(ipPart)) or \(notIP) or (vlan and ((\(ipPart)) or (vlan and ((\(ipPart)) or vlan))))"
+        case .linuxSLL, .linuxSLL2:
+            // Cooked frames can carry VLAN-tagged payloads (libpcap re-inserts the tag).
+            return "(\(ipPart)) or not (ether proto 0x0800 or ether proto 0x86dd or ether proto 0x0806)"
+        case .null, .loop:
+            // libpcap matches the address family only in the file's byte order; the decoder
+            // accepts both, so frames that are not recognisably IP pass.
+            return "(\(ipPart)) or not (ip or ip6)"
+        case .raw, .rawFile, .ipv4, .ipv6:
             return ipPart
         default:
             return nil

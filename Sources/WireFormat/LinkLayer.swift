@@ -354,9 +354,12 @@ public enum LinkLayer {
         guard let first = c.peekUInt8() else { return nil }
         if let type = c.peekUInt16(ahead: 12) {
             let etherType = EtherType(rawValue: type)
-            if etherType == .ipv4 || etherType == .ipv6 || etherType == .arp || etherType.isVLANTag {
-                return nil
-            }
+            if etherType == .arp || etherType.isVLANTag { return nil }
+            // A raw IPv4 packet from 8.0.x.x has "0x0800" where the EtherType would be: it is
+            // Ethernet only if an IP header of that version really follows.
+            let next = (c.peekUInt8(ahead: 14) ?? 0) >> 4
+            if etherType == .ipv4, next == 4 { return nil }
+            if etherType == .ipv6, next == 6 { return nil }
         }
         switch first >> 4 {
         case 4:

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Command-line checks for castscope: exit codes (sysexits), error messages, stdin, several files,
+# cut-off captures, help. Prints one `ok …` / `FAIL …` line per check, then
+# `cli: N passed, M failed`; exits non-zero if any check failed.
+#
+# Usage: Tests/cli/run.sh   (from anywhere; CASTSCOPE overrides the binary, default
+#        .build/release/castscope relative to the repository root)
+set -u
+
+cd "$(dirname "$0")/../.." || exit 2
+BIN=${CASTSCOPE:-.build/release/castscope}
+if [[ ! -x $BIN ]]; then
+  echo "FAIL castscope binary not found at $BIN (build with: swift build -c release)"
+  echo "cli: 0 passed, 1 failed"
+  exit 1
+fi
+command -v python3 >/dev/null || { echo "FAIL python3 is needed"; echo "cli: 0 passed, 1 failed"; exit 1; }
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/castscope-cli.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+PASSED=0
+FAILED=0
+ok() { PASSED=$((PASSED + 1)); echo "ok $*"; }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
+
+# run ARGS…: runs the binary with stdin from /dev/null (unless RUN_STDIN is set); sets RC and
+# leaves stdout in $T/out, stderr in $T/err.
+run() {
+  "$BIN" "$@" <"${RUN_STDIN:-/dev/null}" >"$T/out" 2>"$T/err"
+  RC=$?
+}
+
+# check NAME CONDITION…: evaluates a test command; on failure shows what the binary printed.
+check() {
+  local name=$1
+  shift
+  if "$@"; then
+    ok "$name"
+  else
+    fail "$name (rc=$RC; stderr: $(head -c 300 "$T/err" | tr '\n' '|'))"
+  fi
+}
+
+lines() { if [[ -s $1 ]]; then wc -l <"$1" | tr -d ' '; else echo 0; fi; }
+# One line on stderr, starting `castscope:`, and nothing that looks like a crash.
+one_error_line() {
+  [[ $(lines "$T/err") == 1 ]] && head -n1 "$T/err" | grep -q '^castscope: ' && no_crash
+}
+no_crash() { ! grep -Eqi 'fatal error|stack dump|stack trace|backtrace|^[[:space:]]*#?[0-9]+ +0x[0-9a-f]+' "$T/err"; }
+rc_is() { [[ $RC == "$1" ]]; }
+err_has() { grep -Fq -- "$1" "$T/err"; }
+out_has() { grep -Fq -- "$1" "$T/out"; }
+out_empty() { [[ ! -s $T/out ]]; }
+
+# ---------------------------------------------------------------- usage errors (64)
+run
+check "no arguments exits 64 with usage on stderr" \
+  eval 'rc_is 64 && err_has "USAGE" && out_empty && no_crash'
+
+run frobnicate
+check "unknown command exits 64 and names it" \
+  eval 'rc_is 64 && head -n1 "$T/err" | grep -q "^castscope: unknown command .frobnicate." && out_empty'
+
+run dump
+check "dump without a file exits 64" \
+  eval 'rc_is 64 && err_has "castscope: dump: no capture file given" && out_empty'
+
+run dump --format xml captures/goodbye.pcap
+check "dump --format xml exits 64 and names the format" \
+  eval 'rc_is 64 && head -n1 "$T/err" | grep -q "^castscope: .*xml" && out_empty'
+
+run dump --format
+check "dump --format without a value exits 64" eval 'rc_is 64 && out_empty'
+
+run dump --bogus captures/goodbye.pcap
+check "dump with an unknown option exits 64" eval 'rc_is 64 && err_has "--bogus" && out_empty'
+
+# ---------------------------------------------------------------- files that cannot be read
+run dump "$T/does-not-exist.pcap"
+check "missing file exits 66 with one castscope: line and no stack trace" \
+  eval 'rc_is 66 && one_error_line && err_has "does-not-exist.pcap" && out_empty'
+
+mkdir -p "$T/a-directory"
+run dump "$T/a-directory"
+check "a directory exits 66 with one castscope: line" eval 'rc_is 66 && one_error_line && out_empty'
+
+printf 'this is not a capture\njust text\n' >"$T/notes.txt"
+run dump "$T/notes.txt"
+check "a text file exits 65 with one castscope: line" eval 'rc_is 65 && one_error_line && out_empty'
+
+: >"$T/empty.pcap"
+run dump "$T/empty.pcap"
+check "an empty file exits 65 with one castscope: line" eval 'rc_is 65 && one_error_line'
+
+# A pcap header (little-endian, microseconds, snaplen 65535) with link type 189 (USB_LINUX), plus one record.
+printf '\xd4\xc3\xb2\xa1\x02\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\x00\x00\xbd\x00\x00\x00' >"$T/usb.pcap"
+printf '\x01\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x04\x00\x00\x00\xde\xad\xbe\xef' >>"$T/usb.pcap"
+run dump "$T/usb.pcap"
+check "an unsupported link type (DLT 189) exits 65 and names the link type" \
+  eval 'rc_is 65 && one_error_line && err_has "USB_LINUX" && err_has "189" && out_empty'
+
+# ---------------------------------------------------------------- stdin
+run dump captures/goodbye.pcap
+cp "$T/out" "$T/file.out"
+RUN_STDIN=captures/goodbye.pcap run dump -
+cp "$T/out" "$T/stdin.out"
+check "dump - reads a capture from standard input" \
+  eval 'rc_is 0 && head -n1 "$T/stdin.out" | grep -q "^file standard input: EN10MB" && [[ ! -s $T/err ]]'
+check "dump - prints the same packets as reading the file" \
+  eval 'diff <(tail -n +2 "$T/file.out") <(tail -n +2 "$T/stdin.out") >/dev/null && [[ $(lines "$T/file.out") -gt 3 ]]'
+
+run dump --format jsonl captures/goodbye.pcap
+sed 's|"file":"captures/goodbye.pcap"|"file":"-"|' "$T/out" >"$T/file.jsonl"
+RUN_STDIN=captures/goodbye.pcap run dump --format jsonl -
+check "dump --format jsonl - matches the file except for \"file\"" \
+  eval 'rc_is 0 && [[ -s $T/out ]] && diff "$T/file.jsonl" "$T/out" >/dev/null'
+
+# ---------------------------------------------------------------- several files
+run dump captures/healthy-ipv4.pcap
+cp "$T/out" "$T/a.out"
+run dump captures/ipv6.pcap
+cp "$T/out" "$T/b.out"
+run dump captures/healthy-ipv4.pcap captures/ipv6.pcap
+check "several files print one section each, in order" \
+  eval 'rc_is 0 && [[ $(grep -c "^file " "$T/out") == 2 && $(grep -c "^summary: " "$T/out") == 2 ]] \
+    && grep -q "^file captures/healthy-ipv4.pcap:" "$T/out" && grep -q "^file captures/ipv6.pcap:" "$T/out" \
+    && diff <(cat "$T/a.out" "$T/b.out") "$T/out" >/dev/null'
+
+run dump captures/healthy-ipv4.pcap "$T/does-not-exist.pcap" captures/ipv6.pcap
+check "a missing file among good ones: the others are printed, exit 66" \
+  eval 'rc_is 66 && one_error_line && diff <(cat "$T/a.out" "$T/b.out") "$T/out" >/dev/null'
+
+# ---------------------------------------------------------------- cut-off capture
+# Record boundaries of goodbye.pcap: prints "frame offset caplen" per record.
+python3 - captures/goodbye.pcap >"$T/records" <<'EOF'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+end = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+offset, frame = 24, 0
+while offset + 16 <= len(data):
+    caplen = struct.unpack(end + "I", data[offset + 8:offset + 12])[0]
+    frame += 1
+    print(frame, offset, caplen)
+    offset += 16 + caplen
+EOF
+TOTAL=$(lines "$T/records")
+run dump captures/goodbye.pcap
+cp "$T/out" "$T/full.out"
+# Packet lines (and their record lines) of frames before $1 in a dump's output.
+packets_before() {
+  awk -v k="$1" '/^ +[0-9]+ [0-9][0-9][0-9][0-9]-/ { if ($1 + 0 >= k) stop = 1 } !stop && /^ / { print }' "$2"
+}
+cut_check() {  # cut_check FRAME WHERE(data|header)
+  local k=$1 where=$2 offset caplen at
+  read -r _ offset caplen < <(awk -v k="$k" '$1 == k' "$T/records")
+  if [[ $where == data ]]; then at=$((offset + 16 + caplen / 2)); else at=$((offset + 7)); fi
+  head -c "$at" captures/goodbye.pcap >"$T/cut.pcap"
+  run dump "$T/cut.pcap"
+  packets_before "$k" "$T/full.out" >"$T/expected"
+  packets_before 1000000000 "$T/out" >"$T/got"
+  check "a capture cut inside the $where of frame $k exits 0" eval 'rc_is 0 && no_crash'
+  check "… prints the packets before the cut" \
+    eval '[[ -s $T/expected ]] && diff "$T/expected" "$T/got" >/dev/null && out_has "summary: $((k - 1)) frames"'
+  check "… warns on stderr about the cut" \
+    eval 'grep -q "^castscope: warning: .*cut.pcap: capture ends in the middle of a record after frame $((k - 1))" "$T/err"'
+}
+if [[ $TOTAL -ge 4 ]]; then
+  cut_check $((TOTAL / 2 + 1)) data
+  cut_check "$TOTAL" header
+else
+  fail "captures/goodbye.pcap has only $TOTAL records"
+fi
+
+# ---------------------------------------------------------------- help
+run --help
+check "--help exits 0 with usage on stdout" eval 'rc_is 0 && out_has "USAGE:" && out_has "castscope dump" && [[ ! -s $T/err ]]'
+run help dump
+check "help dump exits 0 with dump's usage" eval 'rc_is 0 && out_has "USAGE: castscope dump" && out_has "--format jsonl" && [[ ! -s $T/err ]]'
+run dump --help
+check "dump --help exits 0 with dump's usage" eval 'rc_is 0 && out_has "USAGE: castscope dump" && [[ ! -s $T/err ]]'
+run --version
+check "--version exits 0" eval 'rc_is 0 && grep -Eq "^castscope [0-9]+\.[0-9]+\.[0-9]+$" "$T/out"'
+
+echo "cli: $PASSED passed, $FAILED failed"
+[[ $FAILED == 0 ]]
