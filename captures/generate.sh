@@ -4,7 +4,10 @@
 #   sudo captures/generate.sh            # all captures
 #   sudo captures/generate.sh goodbye ipv6   # only some (names without .pcap)
 #   sudo captures/generate.sh --list     # list capture names
+#   CASTSCOPE_CAPTURE_DIR=/tmp/x sudo -E captures/generate.sh   # write elsewhere
+#   sudo PYTHON=/path/to/python3 captures/generate.sh   # python with zeroconf
 #
+# After generating, captures/verify.sh checks the content of each file.
 # Every capture is made with real daemons (avahi-daemon, python-zeroconf,
 # small python SSDP/DIAL tools in captures/tools/) talking to each other over
 # a Linux bridge inside network namespaces that this script creates, and is
@@ -15,7 +18,7 @@
 #   coreutils (timeout), avahi-daemon, tcpdump (>= 4.99), tshark,
 #   wireshark-common (capinfos), python3 with the `zeroconf` module
 #   (pip install zeroconf; tested with 0.154.0),
-#   iptables (only for client-isolation; uses the iptables-legacy backend).
+#   iptables (only for own-queries-dropped; uses the iptables-legacy command).
 #
 # Safety rules:
 #   * must run as root; all traffic stays inside the network namespaces cs-*
@@ -34,14 +37,16 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOOLS=$HERE/tools
 OUT=${CASTSCOPE_CAPTURE_DIR:-$HERE}
+PY=${PYTHON:-python3}   # the python3 that has `zeroconf` (sudo may reset PATH)
 ALL_CAPTURES=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented
-              legacy-unicast dial-ssdp client-isolation reflector)
+              legacy-unicast dial-ssdp client-isolation own-queries-dropped reflector)
 
 # --- fixed identities -------------------------------------------------------
 CC_HOST=3f5d6b2a-8c91-4e07-b2d4-6a1f0c9e7d35      # "Living Room TV" (Chromecast)
 ULTRA_HOST=7a0e4c19-2d6b-4f83-95c1-e8b3a2d7f604   # "Bedroom TV" (Chromecast Ultra)
 SENDER4=192.0.2.10   SENDER6=2001:db8::10
 PHONE4=192.0.2.11
+WIRED4=192.0.2.5
 CC4=192.0.2.21       CC6=2001:db8::21
 ULTRA4=192.0.2.22
 MINI4=192.0.2.23
@@ -51,7 +56,7 @@ die()  { echo "generate.sh: error: $*" >&2; exit 1; }
 note() { printf '%s [%s] %s\n' "$(date +%H:%M:%S)" "${CUR:-main}" "$*"; }
 
 usage() {
-  sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
   echo "captures: ${ALL_CAPTURES[*]}"
 }
 
@@ -61,13 +66,13 @@ check_requirements() {
   [[ $EUID -eq 0 ]] || die "must be run as root (sudo $0 ...): it creates network namespaces"
   local -A pkg=([ip]=iproute2 [bridge]=iproute2 [unshare]=util-linux [mount]=mount
                [timeout]=coreutils [avahi-daemon]=avahi-daemon [tcpdump]=tcpdump
-               [tshark]=tshark [capinfos]=wireshark-common [python3]=python3)
+               [tshark]=tshark [capinfos]=wireshark-common [$PY]=python3)
   local missing=() c
   for c in "${!pkg[@]}"; do
     command -v "$c" >/dev/null 2>&1 || missing+=("$c (Debian package ${pkg[$c]})")
   done
-  if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import zeroconf' 2>/dev/null; then
-    missing+=("python3 module zeroconf (pip install zeroconf)")
+  if command -v "$PY" >/dev/null 2>&1 && ! "$PY" -c 'import zeroconf' 2>/dev/null; then
+    missing+=("python module zeroconf for $(command -v "$PY") (pip install zeroconf, or set PYTHON=/path/to/python3)")
   fi
   if ((${#missing[@]})); then
     printf 'generate.sh: missing requirement: %s\n' "${missing[@]}" >&2
@@ -174,7 +179,9 @@ spawn() { # NAME NS CMD... : run CMD in NS in the background, log to $WORK/NAME.
 wait_log() { # NAME PATTERN [TIMEOUT_S] [COUNT]
   local name=$1 pat=$2 t=${3:-10} count=${4:-1} i
   for ((i = 0; i < t * 10; i++)); do
-    if (($(grep -c -- "$pat" "$WORK/$name.log" 2>/dev/null || true) >= count)); then return 0; fi
+    local seen
+    seen=$(grep -c -- "$pat" "$WORK/$name.log" 2>/dev/null) || seen=0
+    ((seen >= count)) && return 0
     if ! kill -0 "${PID[$name]}" 2>/dev/null; then
       cat "$WORK/$name.log" >&2
       die "$name exited before printing '$pat'"
@@ -285,7 +292,7 @@ cap_healthy-ipv4() {
   wait_log dev1 "successfully established" 15
   sleep 5 # let avahi finish probing/announcing before the capture starts
   start_capture cs-sender eth0 healthy-ipv4
-  spawn browser cs-sender python3 "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
   finish browser 20
   stop_capture healthy-ipv4
   show_log browser
@@ -296,12 +303,12 @@ cap_multi-device() {
   add_host cs-tv eth0 02:ca:57:00:00:22 br0 $ULTRA4/24 -
   add_host cs-speaker eth0 02:ca:57:00:00:23 br0 $MINI4/24 -
   start_avahi tv cs-tv $ULTRA_HOST chromecast-ultra.service yes no
-  spawn speaker cs-speaker python3 "$TOOLS/cast_responder.py" --spec "$TOOLS/zc/home-mini-and-group.json" --ip $MINI4 --ip-version v4
+  spawn speaker cs-speaker "$PY" "$TOOLS/cast_responder.py" --spec "$TOOLS/zc/home-mini-and-group.json" --ip $MINI4 --ip-version v4
   wait_log tv "successfully established" 15
   wait_log speaker "ready" 15
   sleep 5
   start_capture cs-sender eth0 multi-device
-  spawn browser cs-sender python3 "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 8 \
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 8 \
     --type _googlecast._tcp.local. --type _CC1AD845._sub._googlecast._tcp.local.
   finish browser 25
   stop_capture multi-device
@@ -315,7 +322,7 @@ cap_goodbye() {
   start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
   wait_log dev1 "successfully established" 15
   sleep 1
-  spawn browser cs-sender python3 "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 12
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 12
   wait_log browser "resolved" 10
   sleep 4
   note "stopping avahi-daemon with SIGINT (goodbye packets)"
@@ -332,7 +339,7 @@ cap_any-sll2() {
   wait_log dev1 "successfully established" 15
   sleep 5
   start_capture cs-sender any any-sll2 -y LINUX_SLL2
-  spawn browser cs-sender python3 "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
   finish browser 20
   stop_capture any-sll2
   show_log browser
@@ -345,7 +352,7 @@ cap_ipv6() {
   wait_log dev1 "successfully established" 15
   sleep 5
   start_capture cs-sender eth0 ipv6
-  spawn browser cs-sender python3 "$TOOLS/cast_browser.py" --ip-version v6 --duration 6
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip-version v6 --duration 6
   finish browser 20
   stop_capture ipv6
   show_log browser
@@ -354,12 +361,14 @@ cap_ipv6() {
 cap_fragmented() {
   lan dual
   add_host cs-shield eth0 02:ca:57:00:00:24 br0 $SHIELD4/24 $SHIELD6/64
-  spawn shield cs-shield python3 "$TOOLS/cast_responder.py" --spec "$TOOLS/zc/shield-big-txt.json" \
+  # capture from the start: the responder's multicast announcements are
+  # fragmented too (IPv4 to 224.0.0.251 and IPv6 to ff02::fb)
+  start_capture cs-sender eth0 fragmented
+  spawn shield cs-shield "$PY" "$TOOLS/cast_responder.py" --spec "$TOOLS/zc/shield-big-txt.json" \
     --ip $SHIELD4 --ip6 $SHIELD6 --ip-version all
   wait_log shield "ready" 15
-  sleep 5
-  start_capture cs-sender eth0 fragmented
-  spawn browser cs-sender python3 "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version all --duration 5
+  sleep 3
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version all --duration 5
   finish browser 20
   stop_capture fragmented
   show_log browser
@@ -372,7 +381,7 @@ cap_legacy-unicast() {
   wait_log dev1 "successfully established" 15
   sleep 5
   start_capture cs-sender eth0 legacy-unicast
-  spawn legacy cs-sender python3 "$TOOLS/legacy_query.py" --ip $SENDER4 --wait 3
+  spawn legacy cs-sender "$PY" "$TOOLS/legacy_query.py" --ip $SENDER4 --wait 3
   finish legacy 20
   stop_capture legacy-unicast
   show_log legacy
@@ -382,10 +391,10 @@ cap_dial-ssdp() {
   lan v4
   add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
   start_capture cs-sender eth0 dial-ssdp
-  spawn ssdpdev cs-dev1 python3 "$TOOLS/ssdp_device.py" --ip $CC4 --uuid $CC_HOST --name "Living Room TV"
+  spawn ssdpdev cs-dev1 "$PY" "$TOOLS/ssdp_device.py" --ip $CC4 --uuid $CC_HOST --name "Living Room TV"
   wait_log ssdpdev "NOTIFY ssdp:alive" 10
   sleep 1
-  spawn search cs-sender python3 "$TOOLS/ssdp_search.py" --ip $SENDER4
+  spawn search cs-sender "$PY" "$TOOLS/ssdp_search.py" --ip $SENDER4
   finish search 20
   sleep 0.5
   stop ssdpdev INT
@@ -395,26 +404,51 @@ cap_dial-ssdp() {
 }
 
 cap_client-isolation() {
-  command -v iptables-legacy >/dev/null 2>&1 || die "client-isolation needs iptables (apt-get install iptables)"
+  # Wi-Fi client isolation: the sender and the Chromecast are both "wireless
+  # clients" on isolated bridge ports, so nothing passes between them in
+  # either direction.  A wired host (192.0.2.5, e.g. a Home Assistant box) on a
+  # normal port still sees the device and is seen by the sender.
   lan v4
-  add_host cs-phone eth0 02:ca:57:00:00:11 br0 $PHONE4/24 -
+  add_host cs-wired eth0 02:ca:57:00:00:05 br0 $WIRED4/24 -
   add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
-  # The AP/switch drops the capture host's mDNS before it reaches the device
-  # (modelled with a filter on the device's side of the link: on the wire at
-  # the sender this is identical).  Everything the device sends still reaches
-  # the sender, and other clients (the phone) are not filtered.
-  ip netns exec cs-dev1 iptables-legacy -A INPUT -s $SENDER4 -p udp --dport 5353 -j DROP
+  ip -n cs-br link set dev p-sender-eth0 type bridge_slave isolated on
+  ip -n cs-br link set dev p-dev1-eth0 type bridge_slave isolated on
   start_capture cs-sender eth0 client-isolation
   start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
   wait_log dev1 "successfully established" 15
+  sleep 1
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 10
   sleep 4
-  spawn browser cs-sender python3 "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 14
-  sleep 7
-  note "phone queries"
-  spawn phone cs-phone python3 "$TOOLS/cast_browser.py" --ip $PHONE4 --ip-version v4 --duration 4
-  finish phone 20
+  spawn wired cs-wired "$PY" "$TOOLS/cast_browser.py" --ip $WIRED4 --ip-version v4 --duration 4
+  finish wired 20
   finish browser 25
   stop_capture client-isolation
+  show_log browser
+  show_log wired
+}
+
+cap_own-queries-dropped() {
+  command -v iptables-legacy >/dev/null 2>&1 || die "own-queries-dropped needs iptables-legacy (apt-get install iptables)"
+  # Only the capture host's own mDNS queries are lost on the way to the
+  # device (HA#43652-style: "answers only arrived when a phone queried").
+  # Modelled with a filter on the device's side of the link; on the wire at
+  # the sender this is the same as an AP/switch dropping them.  Everything the
+  # device multicasts still reaches the sender.
+  lan v4
+  add_host cs-phone eth0 02:ca:57:00:00:11 br0 $PHONE4/24 -
+  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  ip netns exec cs-dev1 iptables-legacy -A INPUT -s $SENDER4 -p udp --dport 5353 -j DROP
+  start_capture cs-sender eth0 own-queries-dropped
+  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  wait_log dev1 "successfully established" 15
+  sleep 4 # announcements are over before the sender starts browsing
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 12
+  sleep 6
+  note "phone queries"
+  spawn phone cs-phone "$PY" "$TOOLS/cast_browser.py" --ip $PHONE4 --ip-version v4 --duration 3
+  finish phone 20
+  finish browser 25
+  stop_capture own-queries-dropped
   show_log browser
   show_log phone
 }
@@ -437,7 +471,7 @@ cap_reflector() {
   wait_log dev1 "successfully established" 15
   sleep 5
   start_capture cs-sender eth0 reflector
-  spawn browser cs-sender python3 "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
   finish browser 20
   stop_capture reflector
   show_log browser
@@ -459,6 +493,9 @@ main() {
   ((${#want[@]})) || want=("${ALL_CAPTURES[@]}")
 
   check_requirements
+  if [[ " ${want[*]} " == *" own-queries-dropped "* ]] && ! command -v iptables-legacy >/dev/null 2>&1; then
+    die "own-queries-dropped needs iptables-legacy (Debian package iptables); install it or leave that capture out"
+  fi
   trap on_exit EXIT
   trap 'exit 130' INT TERM HUP
   WORK=$(mktemp -d /tmp/castscope-captures.XXXXXX)
@@ -472,6 +509,10 @@ main() {
   done
   CUR=main
   note "done: ${want[*]}"
+  if [[ $OUT == "$HERE" && -x $HERE/verify.sh ]]; then
+    note "checking contents with verify.sh"
+    "$HERE/verify.sh" "${want[@]}"
+  fi
 }
 
 main "$@"

@@ -172,6 +172,7 @@ class Device:
 
 
 class Http(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
     server_version = "Chromecast"
     sys_version = ""
     device = None
