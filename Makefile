@@ -6,7 +6,7 @@ DEMO_CAPTURE := captures/multi-device.pcap
 BUILD_PACKAGES := libpcap-dev
 TEST_PACKAGES := libpcap-dev tshark python3
 
-.PHONY: all build deps test-deps demo test unit golden golden-update differential clean
+.PHONY: all build deps test-deps demo test unit cli golden golden-update differential clean
 
 all: build
 
@@ -25,6 +25,9 @@ demo: build
 unit: deps
 	$(SWIFT) test
 
+cli: build
+	Tests/cli/run.sh
+
 golden: build
 	Tests/golden/run.sh
 
@@ -36,6 +39,7 @@ differential: build
 
 test: test-deps build
 	$(SWIFT) test
+	Tests/cli/run.sh
 	Tests/golden/run.sh
 	python3 Tests/differential/tshark_diff.py
 

@@ -649,6 +649,16 @@ struct CaptureFileTests {
         }
     }
 
+    @Test("CI has the external corpus (../shared/captures/external)")
+    func externalCorpusInCI() {
+        let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
+        if inCI {
+            #expect(S.hasExternal, "CI=true but \(S.externalDirectory.path) is missing: the external captures are required in CI")
+        } else if !S.hasExternal {
+            print("note: \(S.externalDirectory.path) is missing; tests on external captures are skipped")
+        }
+    }
+
     @Test("The repository's captures are all found")
     func captureListing() {
         let files = S.captureFiles()
