@@ -30,7 +30,7 @@ public enum DecodeError: Error, Hashable, Sendable, CustomStringConvertible {
         case .truncated(_, let needed, let available):
             return "truncated: needed \(needed) byte\(needed == 1 ? "" : "s"), \(available) left"
         case .badPointer(_, let target):
-            return "bad compression pointer to offset \(target) (pointers must go strictly backwards)"
+            return "bad compression pointer to message offset \(target) (pointers must go strictly backwards)"
         case .reservedLabelType(_, let byte):
             return "reserved label type 0x\(hex(byte))"
         case .nameTooLong:

@@ -149,6 +149,20 @@ def mnemonic_code(mnemonic, table):
 # Normalisation
 # --------------------------------------------------------------------------
 
+def _unescape_at(text, i):
+    """Decodes the escape starting at text[i] (a backslash): `\\DDD` is a decimal byte,
+    `\\X` is X.  Returns (bytes, index after the escape)."""
+    digits = text[i + 1:i + 4]
+    if len(digits) == 3 and all(d in "0123456789" for d in digits):
+        value = int(digits)
+        if value > 255:
+            raise ValueError("\\DDD escape > 255 in %r" % text)
+        return bytes([value]), i + 4
+    if i + 1 < len(text):
+        return text[i + 1].encode("utf-8"), i + 2
+    raise ValueError("dangling backslash in %r" % text)
+
+
 def parse_presentation_name(text):
     """castscope name (presentation format, final dot optional) -> [bytes].
 
@@ -165,18 +179,8 @@ def parse_presentation_name(text):
         c = text[i]
         ended_with_dot = False
         if c == "\\":
-            digits = text[i + 1:i + 4]
-            if len(digits) == 3 and all(d in "0123456789" for d in digits):
-                value = int(digits)
-                if value > 255:
-                    raise ValueError("\\DDD escape > 255 in %r" % text)
-                cur.append(value)
-                i += 4
-            elif i + 1 < n:
-                cur += text[i + 1].encode("utf-8")
-                i += 2
-            else:
-                raise ValueError("dangling backslash in %r" % text)
+            piece, i = _unescape_at(text, i)
+            cur += piece
         elif c == ".":
             if not cur:
                 raise ValueError("empty label in %r" % text)
@@ -202,18 +206,8 @@ def parse_escaped_string(text):
     while i < n:
         c = text[i]
         if c == "\\":
-            digits = text[i + 1:i + 4]
-            if len(digits) == 3 and all(d in "0123456789" for d in digits):
-                value = int(digits)
-                if value > 255:
-                    raise ValueError("\\DDD escape > 255 in %r" % text)
-                out.append(value)
-                i += 4
-            elif i + 1 < n:
-                out += text[i + 1].encode("utf-8")
-                i += 2
-            else:
-                raise ValueError("dangling backslash in %r" % text)
+            piece, i = _unescape_at(text, i)
+            out += piece
         else:
             out += c.encode("utf-8", "surrogatepass")
             i += 1
