@@ -711,3 +711,42 @@ struct LinkLayerTests {
         #expect(stats.discoveryPackets == 0)
     }
 }
+
+@Suite("Frames cut by the snap length at every offset")
+struct SnapLengthCutTests {
+    typealias F = LinkTestFrames
+
+    @Test(
+        "every prefix of a real frame decodes to nothing or to a marked packet, never wrongly",
+        arguments: [LinkTestIP.v4, .v6], [0, 1, 2])
+    func everyPrefix(ip: LinkTestIP, vlanTags: Int) {
+        let tags = Array(repeating: (UInt16(0x8100), UInt16(7)), count: vlanTags)
+        let full = F.ethernet(ip, tags: tags)
+        let linkLength = 14 + 4 * vlanTags
+        let ipHeader = ip == .v4 ? 20 : 40
+        let udpStart = linkLength + ipHeader
+        for cut in 0..<full.count {
+            let (packet, stats) = decodeLinkTestFrame(.ethernet, Array(full.prefix(cut)), originalLength: full.count)
+            if cut < udpStart + 4 {
+                // Not even the UDP ports: nothing can be said about the frame.
+                #expect(packet == nil, "cut \(cut)")
+                if cut < udpStart { #expect(stats.undecodableFrames == 1, "cut \(cut)") }
+            } else if cut < udpStart + 8 {
+                // Ports but no full UDP header: a malformed mDNS packet, located in the UDP header.
+                #expect(packet?.error?.layer == .udp, "cut \(cut)")
+                #expect(packet?.isMDNS == true, "cut \(cut)")
+            } else {
+                // The DNS message is cut: it is marked, and the fault lies at or before the cut.
+                let p = packet
+                #expect(p?.truncatedBySnapLength == true, "cut \(cut)")
+                #expect(p?.error?.layer == .dns, "cut \(cut)")
+                #expect((p?.error?.error.offset ?? Int.max) <= cut, "cut \(cut)")
+                #expect(stats.malformedPackets == 1 && stats.snapLengthTruncated == 1, "cut \(cut)")
+            }
+        }
+        // The whole frame is fine.
+        let (whole, stats) = decodeLinkTestFrame(.ethernet, full)
+        #expect(whole?.error == nil && whole?.truncatedBySnapLength == false)
+        #expect(stats.malformedPackets == 0)
+    }
+}
