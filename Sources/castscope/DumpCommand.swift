@@ -160,6 +160,9 @@ enum DumpCommand {
             out.write("\n")
         }
         for n in notes { printError("warning: \(TerminalText.sanitize(shownName)): \(n)") }
+        // A cut-off end is normal for a killed capture; any other read error means the file
+        // is damaged or uses something libpcap cannot read, and scripts should know.
+        if case .error = end { return .dataError }
         return .success
     }
 }
