@@ -6,7 +6,7 @@ DEMO_CAPTURE := captures/multi-device.pcap
 BUILD_PACKAGES := libpcap-dev
 TEST_PACKAGES := libpcap-dev tshark python3
 
-.PHONY: all build deps test-deps demo test unit cli golden golden-update differential clean
+.PHONY: all build deps test-deps demo test unit lint cli golden golden-update differential clean
 
 all: build
 
@@ -37,7 +37,10 @@ golden-update: build
 differential: build
 	python3 Tests/differential/tshark_diff.py
 
-test: test-deps build
+lint:
+	$(SWIFT) format lint --strict -r Sources Tests Package.swift
+
+test: test-deps build lint
 	$(SWIFT) test
 	Tests/cli/run.sh
 	Tests/golden/run.sh

@@ -2,9 +2,9 @@ import CLibpcap
 import WireFormat
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One record's header: when it was captured and how long it was.
@@ -87,7 +87,8 @@ public final class CaptureFile {
         guard let h = pcap_open_offline_with_tstamp_precision(path, UInt32(PCAP_TSTAMP_PRECISION_NANO), &errbuf) else {
             let message = Self.text(errbuf)
             let kind: PcapError.Kind =
-                message.contains("No such file") ? .noSuchFile : message.contains("ermission") ? .unreadable : .notACapture
+                message.contains("No such file")
+                ? .noSuchFile : message.contains("ermission") ? .unreadable : .notACapture
             throw PcapError(kind: kind, operation: operation, message: message)
         }
         handle = h
@@ -113,7 +114,8 @@ public final class CaptureFile {
         var program = bpf_program()
         guard pcap_compile(handle, &program, expression, 1, PCAP_NETMASK_UNKNOWN) == 0 else {
             throw PcapError(
-                kind: .badFilter, operation: "compile filter '\(expression)'", message: String(cString: pcap_geterr(handle)))
+                kind: .badFilter, operation: "compile filter '\(expression)'",
+                message: String(cString: pcap_geterr(handle)))
         }
         if hasFilter { pcap_freecode(&filter) }
         filter = program
@@ -193,8 +195,9 @@ public final class CaptureWriter {
     ///   - snapLength: the snapshot length to record in the header.
     public init(path: String, linkType: LinkType, snapLength: Int = 262_144) throws(PcapError) {
         self.path = path
-        guard let d = pcap_open_dead_with_tstamp_precision(
-            linkType.rawValue, Int32(snapLength), UInt32(PCAP_TSTAMP_PRECISION_NANO))
+        guard
+            let d = pcap_open_dead_with_tstamp_precision(
+                linkType.rawValue, Int32(snapLength), UInt32(PCAP_TSTAMP_PRECISION_NANO))
         else {
             throw PcapError(kind: .writeFailed, operation: "create \(path)", message: "pcap_open_dead failed")
         }

@@ -18,7 +18,8 @@ public enum DiscoveryFilter {
         switch linkType {
         case .ethernet:
             // `vlan` shifts offsets for the rest of the expression, so it comes last.
-            let notIP = "not (ether proto 0x0800 or ether proto 0x86dd or ether proto 0x0806 "
+            let notIP =
+                "not (ether proto 0x0800 or ether proto 0x86dd or ether proto 0x0806 "
                 + "or ether proto 0x8100 or ether proto 0x88a8 or ether proto 0x9100)"
             // Three or more tags: keep the frame, the decoder sorts it out.
             return "(\(ipPart)) or \(notIP) or (vlan and ((\(ipPart)) or (vlan and ((\(ipPart)) or vlan))))"

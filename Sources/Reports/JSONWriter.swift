@@ -91,7 +91,8 @@ public struct JSONWriter {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) || scalar.value == 0x2028
+            case _
+            where scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) || scalar.value == 0x2028
                 || scalar.value == 0x2029:
                 let h = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - h.count) + h

@@ -94,7 +94,8 @@ public enum PacketText {
     /// One record: `name TYPE CLASS [cache-flush] ttl N rdata`.
     public static func record(_ r: DNSResourceRecord) -> String {
         if case .opt(let options) = r.data {
-            var s = "\(r.name) OPT udp-size \(r.dnsClass.rawValue) ext-rcode \(r.ttl >> 24) version \((r.ttl >> 16) & 0xFF)"
+            var s =
+                "\(r.name) OPT udp-size \(r.dnsClass.rawValue) ext-rcode \(r.ttl >> 24) version \((r.ttl >> 16) & 0xFF)"
             s += " do \(r.ttl & 0x8000 != 0 ? 1 : 0)"
             for o in options { s += " option \(o.code):\(hexString(o.data))" }
             return s
@@ -114,10 +115,12 @@ public enum PacketText {
         case .srv(let p, let w, let port, let target): return "\(p) \(w) \(port) \(target)"
         case .txt(let t):
             if t.strings.isEmpty { return "(no strings)" }
-            return t.strings.map { "\"" + DNSText.escape($0, quote: true, escapeDot: false) + "\"" }.joined(separator: " ")
+            return t.strings.map { "\"" + DNSText.escape($0, quote: true, escapeDot: false) + "\"" }.joined(
+                separator: " ")
         case .nsec(let next, let types): return "\(next) " + types.map(\.description).joined(separator: " ")
         case .hinfo(let cpu, let os):
-            return "\"\(DNSText.escape(cpu, quote: true, escapeDot: false))\" \"\(DNSText.escape(os, quote: true, escapeDot: false))\""
+            return
+                "\"\(DNSText.escape(cpu, quote: true, escapeDot: false))\" \"\(DNSText.escape(os, quote: true, escapeDot: false))\""
         case .opt(let options): return options.map { "\($0.code):\(hexString($0.data))" }.joined(separator: " ")
         case .unknown(let bytes): return "\\# \(bytes.count) \(hexString(bytes))"
         }

@@ -167,7 +167,8 @@ public struct DNSMessage: Hashable, Sendable {
                 let rawClass = try c.readUInt16()
                 result.questions.append(
                     DNSQuestion(
-                        name: name, type: DNSRecordType(rawValue: type), dnsClass: DNSClass(rawValue: rawClass & 0x7FFF),
+                        name: name, type: DNSRecordType(rawValue: type),
+                        dnsClass: DNSClass(rawValue: rawClass & 0x7FFF),
                         unicastResponse: rawClass & 0x8000 != 0))
             }
             for _ in 0..<counts[1] { result.answers.append(try decodeRecord(&c)) }
@@ -191,7 +192,9 @@ public struct DNSMessage: Hashable, Sendable {
         let rdataEnd = rdataStart + rdlength
         let isOPT = type == .opt
         let data = try decodeRData(type: type, length: rdlength, message: &c, lengthOffset: rdlengthOffset)
-        guard c.offset <= rdataEnd else { throw .invalid(offset: c.base + rdataStart, field: .rdataOverrun(type: type.rawValue)) }
+        guard c.offset <= rdataEnd else {
+            throw .invalid(offset: c.base + rdataStart, field: .rdataOverrun(type: type.rawValue))
+        }
         c.offset = rdataEnd
         return DNSResourceRecord(
             name: name, type: type, dnsClass: DNSClass(rawValue: isOPT ? rawClass : rawClass & 0x7FFF),
@@ -222,7 +225,8 @@ public struct DNSMessage: Hashable, Sendable {
             let priority = try r.readUInt16()
             let weight = try r.readUInt16()
             let port = try r.readUInt16()
-            return .srv(priority: priority, weight: weight, port: port, target: try decodeNameInRData(&c, end: end, type: type))
+            return .srv(
+                priority: priority, weight: weight, port: port, target: try decodeNameInRData(&c, end: end, type: type))
         case .txt:
             var r = try c.readSlice(length)
             var strings: [[UInt8]] = []

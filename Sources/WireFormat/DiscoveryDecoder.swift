@@ -175,7 +175,9 @@ public struct DiscoveryDecoder {
         var answersSearch: Int?
         if !isMDNS, udp.sourcePort != Self.ssdpPort, udp.destinationPort != Self.ssdpPort {
             // Not a well-known port: only an answer to a watched M-SEARCH qualifies.
-            guard let search = Self.watchedSearch(destination: ip.destination, port: udp.destinationPort, time: timestamp, searchers: searchers),
+            guard
+                let search = Self.watchedSearch(
+                    destination: ip.destination, port: udp.destinationPort, time: timestamp, searchers: searchers),
                 SSDPMessage.looksLikeResponse(udp.payload)
             else { return nil }
             answersSearch = search
@@ -187,7 +189,8 @@ public struct DiscoveryDecoder {
         if udp.truncated || ip.truncated { counts.snapLengthTruncated += 1 }
         packet.answersSearchFrame = answersSearch
         // A DNS message's compression offsets are relative to its own first byte.
-        let message = ByteCursor(UnsafeRawBufferPointer(rebasing: udp.payload.bytes[udp.payload.offset...]), base: udp.payload.position)
+        let message = ByteCursor(
+            UnsafeRawBufferPointer(rebasing: udp.payload.bytes[udp.payload.offset...]), base: udp.payload.position)
         if isMDNS {
             let (decoded, error) = DNSMessage.decodePartial(message)
             packet.payload = .mdns(decoded)
@@ -217,7 +220,9 @@ public struct DiscoveryDecoder {
     mutating func watchSearcher(_ key: SearcherKey, frame: Int, time: Timestamp) {
         if searchers[key] == nil, searchers.count >= Self.maximumWatchedSearchers {
             // Forget expired senders first, then the oldest one.
-            searchers = searchers.filter { time.nanoseconds(since: $0.value.time) <= Self.searchAnswerWindowNanoseconds }
+            searchers = searchers.filter {
+                time.nanoseconds(since: $0.value.time) <= Self.searchAnswerWindowNanoseconds
+            }
             if searchers.count >= Self.maximumWatchedSearchers,
                 let oldest = searchers.min(by: { $0.value.time < $1.value.time })
             {

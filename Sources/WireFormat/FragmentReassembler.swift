@@ -164,7 +164,8 @@ public struct FragmentReassembler {
         entry.frames.append(frame)
         if !fragment.moreFragments { entry.totalLength = range.upperBound }
         if let total = entry.totalLength, covers(entry.ranges, total) {
-            let datagram = ReassembledDatagram(payload: Array(entry.data.prefix(total)), frames: entry.frames, ttl: entry.ttl)
+            let datagram = ReassembledDatagram(
+                payload: Array(entry.data.prefix(total)), frames: entry.frames, ttl: entry.ttl)
             bytesHeld -= entry.data.count
             entries[key] = nil
             statistics.reassembled += 1

@@ -72,7 +72,8 @@ public struct SSDPMessage: Hashable, Sendable {
     /// Whether a search or answer concerns DIAL.
     public var isDIAL: Bool {
         let dial = "dial-multiscreen-org"
-        return (searchTarget?.lowercased().contains(dial) ?? false) || (notificationType?.lowercased().contains(dial) ?? false)
+        return (searchTarget?.lowercased().contains(dial) ?? false)
+            || (notificationType?.lowercased().contains(dial) ?? false)
             || (usn?.lowercased().contains(dial) ?? false)
     }
 

@@ -33,7 +33,9 @@ enum DumpCommand {
             case "--no-filter":
                 options.prefilter = false
             case "--format", "-f":
-                guard i < arguments.count else { return .failure(UsageError(message: "\(a) needs a value: text or jsonl")) }
+                guard i < arguments.count else {
+                    return .failure(UsageError(message: "\(a) needs a value: text or jsonl"))
+                }
                 guard let f = Format(rawValue: arguments[i]) else {
                     return .failure(UsageError(message: "unknown format '\(arguments[i])': use text or jsonl"))
                 }
@@ -129,7 +131,8 @@ enum DumpCommand {
         case .endOfFile: break
         case .truncated(let message):
             notes.append(
-                "capture ends in the middle of a record after frame \(records) (\(message)); the \(records) frames before it were read")
+                "capture ends in the middle of a record after frame \(records) (\(message)); the \(records) frames before it were read"
+            )
         case .error(let message):
             notes.append("reading stopped after frame \(records): \(message)")
         }
@@ -140,7 +143,8 @@ enum DumpCommand {
         }
         if stats.rawIPInEthernetFrames > 0 {
             notes.append(
-                "\(stats.rawIPInEthernetFrames) frames labelled Ethernet carry raw IP (iPhone rvictl quirk); decoded as raw IP")
+                "\(stats.rawIPInEthernetFrames) frames labelled Ethernet carry raw IP (iPhone rvictl quirk); decoded as raw IP"
+            )
         }
         let reassembly = stats.reassembly
         let dropped = reassembly.timedOut + reassembly.evicted + reassembly.invalid

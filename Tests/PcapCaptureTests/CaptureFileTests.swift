@@ -13,10 +13,12 @@ enum CaptureTestSupport {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     /// `../shared/captures/external` next to the repository, when present.
-    static let externalDirectory: URL = repoRoot.appendingPathComponent("../shared/captures/external").standardizedFileURL
+    static let externalDirectory: URL = repoRoot.appendingPathComponent("../shared/captures/external")
+        .standardizedFileURL
     static var hasExternal: Bool {
         var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: externalDirectory.path, isDirectory: &isDirectory) && isDirectory.boolValue
+        return FileManager.default.fileExists(atPath: externalDirectory.path, isDirectory: &isDirectory)
+            && isDirectory.boolValue
     }
 
     /// A fresh temporary directory, removed by `body`'s caller via the returned cleanup.
@@ -57,7 +59,9 @@ enum CaptureTestSupport {
     static func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
     static func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * UInt32($0))) & 0xFF) } }
     static func be16(_ v: UInt16) -> [UInt8] { [UInt8(v >> 8), UInt8(v & 0xFF)] }
-    static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+    static func be32(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+    }
 
     static func writeFile(_ url: URL, _ bytes: [UInt8]) throws { try Data(bytes).write(to: url) }
 
@@ -69,7 +73,8 @@ enum CaptureTestSupport {
     }
 
     /// Decodes every discovery packet of a capture, with or without the DiscoveryFilter prefilter.
-    static func discoveryPackets(_ path: String, prefilter: Bool) throws -> (packets: [DiscoveryPacket], filtered: Bool) {
+    static func discoveryPackets(_ path: String, prefilter: Bool) throws -> (packets: [DiscoveryPacket], filtered: Bool)
+    {
         let file = try CaptureFile(path: path)
         var filtered = false
         if prefilter, let expression = DiscoveryFilter.expression(for: file.linkType) {
@@ -111,7 +116,9 @@ enum CaptureTestSupport {
         return out
     }
 
-    static func path(_ relative: String) -> String { repoRoot.appendingPathComponent(relative).standardizedFileURL.path }
+    static func path(_ relative: String) -> String {
+        repoRoot.appendingPathComponent(relative).standardizedFileURL.path
+    }
 
     // MARK: Frame builders (a real Chrome mDNS query, SSDP text)
 
@@ -126,10 +133,13 @@ enum CaptureTestSupport {
         + [11] + Array("_googlecast".utf8) + [4] + Array("_tcp".utf8) + [5] + Array("local".utf8) + [0]
         + [0x00, 0x0C, 0x00, 0x01]
 
-    static func ipv4(src: [UInt8], dst: [UInt8], proto: UInt8 = 17, id: UInt16 = 0x4D2, flagsOffset: UInt16 = 0,
-                     totalPayload: Int? = nil, _ payload: [UInt8]) -> [UInt8]
-    {
-        [0x45, 0] + be16(UInt16(20 + (totalPayload ?? payload.count))) + be16(id) + be16(flagsOffset) + [255, proto, 0, 0]
+    static func ipv4(
+        src: [UInt8], dst: [UInt8], proto: UInt8 = 17, id: UInt16 = 0x4D2, flagsOffset: UInt16 = 0,
+        totalPayload: Int? = nil, _ payload: [UInt8]
+    ) -> [UInt8] {
+        [0x45, 0] + be16(UInt16(20 + (totalPayload ?? payload.count))) + be16(id) + be16(flagsOffset) + [
+            255, proto, 0, 0,
+        ]
             + src + dst + payload
     }
 
@@ -145,7 +155,9 @@ enum CaptureTestSupport {
         be16(sport) + be16(dport) + be32(1) + be32(0) + [0x50, 0x02] + be16(64_240) + [0, 0, 0, 0]
     }
 
-    static func ether(dst: [UInt8], src: [UInt8] = macCast, tags: [(UInt16, UInt16)] = [], type: UInt16, _ p: [UInt8]) -> [UInt8] {
+    static func ether(dst: [UInt8], src: [UInt8] = macCast, tags: [(UInt16, UInt16)] = [], type: UInt16, _ p: [UInt8])
+        -> [UInt8]
+    {
         var f = dst + src
         for (tpid, tci) in tags { f += be16(tpid) + be16(tci) }
         return f + be16(type) + p
@@ -163,8 +175,9 @@ enum CaptureTestSupport {
     static var tcp4: [UInt8] { ipv4(src: v4Phone, dst: v4Cast, proto: 6, tcp(50_000, 8009)) }
     static var tcp6: [UInt8] { ipv6(src: v6Phone, dst: v6Group, next: 6, tcp(50_001, 8009)) }
     static var arp: [UInt8] {
-        ether(dst: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], type: 0x0806,
-              [0, 1, 8, 0, 6, 4, 0, 1] + macCast + v4Cast + [0, 0, 0, 0, 0, 0] + v4Phone)
+        ether(
+            dst: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], type: 0x0806,
+            [0, 1, 8, 0, 6, 4, 0, 1] + macCast + v4Cast + [0, 0, 0, 0, 0, 0] + v4Phone)
     }
 
     static let mSearch = Array(
@@ -172,7 +185,8 @@ enum CaptureTestSupport {
             + "ST: urn:dial-multiscreen-org:service:dial:1\r\n\r\n").utf8)
     static let searchAnswer = Array(
         ("HTTP/1.1 200 OK\r\nCACHE-CONTROL: max-age=1800\r\nLOCATION: http://192.168.1.20:8008/ssdp/device-desc.xml\r\n"
-            + "ST: urn:dial-multiscreen-org:service:dial:1\r\nUSN: uuid:3e21b953-ec39-083d-4381-5ade69112265::urn:dial-multiscreen-org:service:dial:1\r\n\r\n").utf8)
+            + "ST: urn:dial-multiscreen-org:service:dial:1\r\nUSN: uuid:3e21b953-ec39-083d-4381-5ade69112265::urn:dial-multiscreen-org:service:dial:1\r\n\r\n")
+            .utf8)
 
     /// A synthetic capture for the prefilter test.
     struct Synthetic: Sendable, CustomTestStringConvertible {
@@ -186,7 +200,9 @@ enum CaptureTestSupport {
         var testDescription: String { name }
     }
 
-    static func tsFor(_ i: Int) -> Timestamp { Timestamp(seconds: 1_795_992_591 + Int64(i), nanoseconds: Int64(i) * 1_001) }
+    static func tsFor(_ i: Int) -> Timestamp {
+        Timestamp(seconds: 1_795_992_591 + Int64(i), nanoseconds: Int64(i) * 1_001)
+    }
 
     /// IPv4 fragments of one mDNS datagram: the second carries no UDP header.
     static var fragmented4: [[UInt8]] {
@@ -212,20 +228,24 @@ enum CaptureTestSupport {
     /// IPv6 with a hop-by-hop header (router alert) before UDP.
     static var hopByHop6: [UInt8] {
         let hbh: [UInt8] = [17, 0, 0x05, 0x02, 0x00, 0x00, 0x01, 0x00]
-        return ether(dst: macMDNS6, type: 0x86DD, ipv6(src: v6Phone, dst: v6Group, next: 0, hbh + udp(5353, 5353, mdnsQuery)))
+        return ether(
+            dst: macMDNS6, type: 0x86DD, ipv6(src: v6Phone, dst: v6Group, next: 0, hbh + udp(5353, 5353, mdnsQuery)))
     }
 
     static var ssdpExchange: [[UInt8]] {
         [
-            ether(dst: [0x01, 0x00, 0x5E, 0x7F, 0xFF, 0xFA], src: macPhone, type: 0x0800,
-                  ipv4(src: v4Phone, dst: v4SSDP, udp(50_123, 1900, mSearch))),
+            ether(
+                dst: [0x01, 0x00, 0x5E, 0x7F, 0xFF, 0xFA], src: macPhone, type: 0x0800,
+                ipv4(src: v4Phone, dst: v4SSDP, udp(50_123, 1900, mSearch))),
             ether(dst: macPhone, type: 0x0800, ipv4(src: v4Cast, dst: v4Phone, udp(41_234, 50_123, searchAnswer))),
         ]
     }
 
     static func snap(_ type: UInt16, _ p: [UInt8]) -> [UInt8] { [0xAA, 0xAA, 0x03, 0, 0, 0] + be16(type) + p }
 
-    static func sll(_ proto: UInt16, _ p: [UInt8]) -> [UInt8] { be16(2) + be16(1) + be16(6) + macCast + [0, 0] + be16(proto) + p }
+    static func sll(_ proto: UInt16, _ p: [UInt8]) -> [UInt8] {
+        be16(2) + be16(1) + be16(6) + macCast + [0, 0] + be16(proto) + p
+    }
     static func sll2(_ proto: UInt16, _ p: [UInt8]) -> [UInt8] {
         be16(proto) + [0, 0] + be32(3) + be16(1) + [2, 6] + macCast + [0, 0] + p
     }
@@ -239,7 +259,9 @@ enum CaptureTestSupport {
                     ether(dst: macMDNS4, type: 0x0800, tcp4), ether(dst: macMDNS4, type: 0x0800, mdns4), arp,
                     ether(dst: macMDNS6, type: 0x86DD, tcp6), ether(dst: macMDNS6, type: 0x86DD, mdns6),
                 ], expectedPackets: 2),
-            Synthetic(name: "Ethernet: rvictl raw IPv4 and IPv6", linkType: .ethernet, frames: [mdns4, tcp4, mdns6], expectedPackets: 2),
+            Synthetic(
+                name: "Ethernet: rvictl raw IPv4 and IPv6", linkType: .ethernet, frames: [mdns4, tcp4, mdns6],
+                expectedPackets: 2),
             Synthetic(
                 name: "Ethernet: 802.3 + LLC/SNAP", linkType: .ethernet,
                 frames: [macMDNS4 + macCast + be16(UInt16(8 + mdns4.count)) + snap(0x0800, mdns4)], expectedPackets: 1),
@@ -251,12 +273,22 @@ enum CaptureTestSupport {
                     ether(dst: macMDNS6, tags: [(0x9100, 100), (0x8100, 200)], type: 0x86DD, mdns6),
                     ether(dst: macMDNS4, tags: [(0x8100, 42)], type: 0x0800, tcp4),
                 ], expectedPackets: 3),
-            Synthetic(name: "Ethernet: IPv4 fragments, last first", linkType: .ethernet, frames: fragmented4, expectedPackets: 1),
+            Synthetic(
+                name: "Ethernet: IPv4 fragments, last first", linkType: .ethernet, frames: fragmented4,
+                expectedPackets: 1),
             Synthetic(name: "Ethernet: IPv6 fragments", linkType: .ethernet, frames: fragmented6, expectedPackets: 1),
-            Synthetic(name: "Ethernet: IPv6 hop-by-hop before UDP", linkType: .ethernet, frames: [hopByHop6], expectedPackets: 1),
-            Synthetic(name: "Ethernet: SSDP answer to an ephemeral port", linkType: .ethernet, frames: ssdpExchange, expectedPackets: 2),
-            Synthetic(name: "SLL", linkType: .linuxSLL, frames: [sll(0x0800, tcp4), sll(0x0800, mdns4), sll(0x86DD, mdns6)], expectedPackets: 2),
-            Synthetic(name: "SLL2", linkType: .linuxSLL2, frames: [sll2(0x0800, mdns4), sll2(0x86DD, tcp6), sll2(0x86DD, mdns6)], expectedPackets: 2),
+            Synthetic(
+                name: "Ethernet: IPv6 hop-by-hop before UDP", linkType: .ethernet, frames: [hopByHop6],
+                expectedPackets: 1),
+            Synthetic(
+                name: "Ethernet: SSDP answer to an ephemeral port", linkType: .ethernet, frames: ssdpExchange,
+                expectedPackets: 2),
+            Synthetic(
+                name: "SLL", linkType: .linuxSLL, frames: [sll(0x0800, tcp4), sll(0x0800, mdns4), sll(0x86DD, mdns6)],
+                expectedPackets: 2),
+            Synthetic(
+                name: "SLL2", linkType: .linuxSLL2,
+                frames: [sll2(0x0800, mdns4), sll2(0x86DD, tcp6), sll2(0x86DD, mdns6)], expectedPackets: 2),
             Synthetic(name: "raw IP (DLT 12)", linkType: .raw, frames: [mdns4, tcp4, mdns6], expectedPackets: 2),
             Synthetic(name: "DLT_IPV4", linkType: .ipv4, frames: [tcp4, mdns4], expectedPackets: 1),
             Synthetic(name: "DLT_IPV6", linkType: .ipv6, frames: [mdns6, tcp6], expectedPackets: 1),
@@ -267,7 +299,9 @@ enum CaptureTestSupport {
             Synthetic(
                 name: "NULL, big-endian file and families", linkType: .null,
                 frames: [be32(2) + mdns4, be32(30) + mdns6, be32(2) + tcp4], expectedPackets: 2, bigEndianFile: true),
-            Synthetic(name: "LOOP", linkType: .loop, frames: [be32(2) + mdns4, be32(24) + mdns6, be32(2) + tcp4], expectedPackets: 2),
+            Synthetic(
+                name: "LOOP", linkType: .loop, frames: [be32(2) + mdns4, be32(24) + mdns6, be32(2) + tcp4],
+                expectedPackets: 2),
         ]
     }
 
@@ -278,10 +312,12 @@ enum CaptureTestSupport {
                 name: "Ethernet: three VLAN tags", linkType: .ethernet,
                 frames: [ether(dst: macMDNS4, tags: [(0x88A8, 1), (0x8100, 2), (0x8100, 3)], type: 0x0800, mdns4)],
                 expectedPackets: 1),
-            Synthetic(name: "SLL with a VLAN tag (libpcap re-inserts tags at offset 14)", linkType: .linuxSLL,
-                      frames: [sll(0x8100, [0x00, 0x2A, 0x08, 0x00] + mdns4)], expectedPackets: 1),
-            Synthetic(name: "SLL2 with a VLAN tag", linkType: .linuxSLL2,
-                      frames: [sll2(0x8100, [0x00, 0x2A, 0x86, 0xDD] + mdns6)], expectedPackets: 1),
+            Synthetic(
+                name: "SLL with a VLAN tag (libpcap re-inserts tags at offset 14)", linkType: .linuxSLL,
+                frames: [sll(0x8100, [0x00, 0x2A, 0x08, 0x00] + mdns4)], expectedPackets: 1),
+            Synthetic(
+                name: "SLL2 with a VLAN tag", linkType: .linuxSLL2,
+                frames: [sll2(0x8100, [0x00, 0x2A, 0x86, 0xDD] + mdns6)], expectedPackets: 1),
             // A big-endian host's loopback capture whose file header was rewritten little-endian
             // (mergecap/editcap on another host): the decoder accepts either order, libpcap's `ip`
             // on DLT_NULL only the file's.
@@ -303,12 +339,18 @@ struct CaptureFileTests {
     @Test("CaptureWriter → CaptureFile keeps nanosecond timestamps, caplen/len and frame numbers")
     func roundTrip() throws {
         let records: [S.Record] = [
-            .init(bytes: S.ether(dst: S.macMDNS4, type: 0x0800, S.mdns4), timestamp: Timestamp(seconds: 1_795_992_591, nanoseconds: 1)),
-            .init(bytes: Array(S.ether(dst: S.macMDNS4, type: 0x0800, S.mdns4).prefix(60)),
-                  timestamp: Timestamp(seconds: 1_795_992_591, nanoseconds: 123_456_789), originalLength: 1_514),
-            .init(bytes: [], timestamp: Timestamp(seconds: 1_795_992_592, nanoseconds: 999_999_999), originalLength: 64),
+            .init(
+                bytes: S.ether(dst: S.macMDNS4, type: 0x0800, S.mdns4),
+                timestamp: Timestamp(seconds: 1_795_992_591, nanoseconds: 1)),
+            .init(
+                bytes: Array(S.ether(dst: S.macMDNS4, type: 0x0800, S.mdns4).prefix(60)),
+                timestamp: Timestamp(seconds: 1_795_992_591, nanoseconds: 123_456_789), originalLength: 1_514),
+            .init(
+                bytes: [], timestamp: Timestamp(seconds: 1_795_992_592, nanoseconds: 999_999_999), originalLength: 64),
             .init(bytes: S.arp, timestamp: Timestamp(seconds: 0, nanoseconds: 0)),
-            .init(bytes: S.ether(dst: S.macMDNS6, type: 0x86DD, S.mdns6), timestamp: Timestamp(seconds: 2_147_483_647, nanoseconds: 500)),
+            .init(
+                bytes: S.ether(dst: S.macMDNS6, type: 0x86DD, S.mdns6),
+                timestamp: Timestamp(seconds: 2_147_483_647, nanoseconds: 500)),
         ]
         try S.withTemporaryDirectory { dir in
             let path = dir.appendingPathComponent("round.pcap").path
@@ -328,7 +370,8 @@ struct CaptureFileTests {
                 #expect(frame == i + 1)
                 #expect(header.timestamp == records[i].timestamp, "frame \(frame)")
                 #expect(header.capturedLength == records[i].bytes.count, "frame \(frame)")
-                #expect(header.originalLength == (records[i].originalLength ?? records[i].bytes.count), "frame \(frame)")
+                #expect(
+                    header.originalLength == (records[i].originalLength ?? records[i].bytes.count), "frame \(frame)")
                 #expect(bytes == records[i].bytes, "frame \(frame)")
             }
             #expect(file.firstTimestamp == records[0].timestamp)
@@ -349,7 +392,11 @@ struct CaptureFileTests {
         }
     }
 
-    @Test("Link type names come from libpcap", arguments: [(LinkType.linuxSLL2, "LINUX_SLL2"), (.pktap, "PKTAP"), (.null, "NULL"), (.radiotap, "IEEE802_11_RADIO")])
+    @Test(
+        "Link type names come from libpcap",
+        arguments: [
+            (LinkType.linuxSLL2, "LINUX_SLL2"), (.pktap, "PKTAP"), (.null, "NULL"), (.radiotap, "IEEE802_11_RADIO"),
+        ])
     func linkTypeNames(linkType: LinkType, name: String) throws {
         try S.withTemporaryDirectory { dir in
             let path = dir.appendingPathComponent("n.pcap").path
@@ -474,7 +521,9 @@ struct CaptureFileTests {
         arguments: [10, 100, 16 + 100 - 5])  // inside the data ×2, inside the 16-byte record header
     func truncatedRecord(chop: Int) throws {
         let records = (1...3).map { i in
-            S.Record(bytes: S.ether(dst: S.macMDNS4, type: 0x0800, S.mdns4) + [UInt8](repeating: UInt8(i), count: 50), timestamp: S.tsFor(i))
+            S.Record(
+                bytes: S.ether(dst: S.macMDNS4, type: 0x0800, S.mdns4) + [UInt8](repeating: UInt8(i), count: 50),
+                timestamp: S.tsFor(i))
         }
         #expect(records[2].bytes.count > 100)
         try S.withTemporaryDirectory { dir in
@@ -498,7 +547,9 @@ struct CaptureFileTests {
 
     @Test("A capture cut exactly between records ends cleanly")
     func cutAtRecordBoundary() throws {
-        let records = (1...3).map { S.Record(bytes: S.ether(dst: S.macMDNS4, type: 0x0800, S.mdns4), timestamp: S.tsFor($0)) }
+        let records = (1...3).map {
+            S.Record(bytes: S.ether(dst: S.macMDNS4, type: 0x0800, S.mdns4), timestamp: S.tsFor($0))
+        }
         try S.withTemporaryDirectory { dir in
             let url = dir.appendingPathComponent("cut.pcap")
             try S.write(url.path, linkType: .ethernet, records)
@@ -550,7 +601,8 @@ struct CaptureFileTests {
         ]
         try S.withTemporaryDirectory { dir in
             let path = dir.appendingPathComponent("mixed.pcap").path
-            try S.write(path, linkType: .ethernet, frames.enumerated().map { S.Record(bytes: $1, timestamp: S.tsFor($0 + 1)) })
+            try S.write(
+                path, linkType: .ethernet, frames.enumerated().map { S.Record(bytes: $1, timestamp: S.tsFor($0 + 1)) })
 
             let plain = try CaptureFile(path: path)
             try plain.setFilter("udp port 5353")
@@ -577,10 +629,12 @@ struct CaptureFileTests {
     func filterReplaced() throws {
         try S.withTemporaryDirectory { dir in
             let path = dir.appendingPathComponent("two.pcap").path
-            try S.write(path, linkType: .ethernet, [
-                .init(bytes: S.ether(dst: S.macMDNS4, type: 0x0800, S.tcp4), timestamp: S.tsFor(1)),
-                .init(bytes: S.ether(dst: S.macMDNS4, type: 0x0800, S.mdns4), timestamp: S.tsFor(2)),
-            ])
+            try S.write(
+                path, linkType: .ethernet,
+                [
+                    .init(bytes: S.ether(dst: S.macMDNS4, type: 0x0800, S.tcp4), timestamp: S.tsFor(1)),
+                    .init(bytes: S.ether(dst: S.macMDNS4, type: 0x0800, S.mdns4), timestamp: S.tsFor(2)),
+                ])
             let file = try CaptureFile(path: path)
             try file.setFilter("udp")
             try file.setFilter("tcp")
@@ -610,7 +664,8 @@ struct CaptureFileTests {
         DiscoveryFilter.expression(for: $0) != nil && $0 != .rawOpenBSD
     }
 
-    @Test("DiscoveryFilter's expression compiles for every link type it returns one for", arguments: filterableLinkTypes)
+    @Test(
+        "DiscoveryFilter's expression compiles for every link type it returns one for", arguments: filterableLinkTypes)
     func discoveryFilterCompiles(linkType: LinkType) throws {
         let expression = try #require(DiscoveryFilter.expression(for: linkType))
         try S.withTemporaryDirectory { dir in
@@ -627,7 +682,9 @@ struct CaptureFileTests {
         }
     }
 
-    @Test("DiscoveryFilter gives no expression where libpcap cannot filter", arguments: [LinkType.pktap, .pktapLive, .ieee80211, .radiotap, .rawOpenBSD, LinkType(rawValue: 189)])
+    @Test(
+        "DiscoveryFilter gives no expression where libpcap cannot filter",
+        arguments: [LinkType.pktap, .pktapLive, .ieee80211, .radiotap, .rawOpenBSD, LinkType(rawValue: 189)])
     func noFilterForUnfilterable(linkType: LinkType) {
         #expect(DiscoveryFilter.expression(for: linkType) == nil)
     }
@@ -653,7 +710,9 @@ struct CaptureFileTests {
     func externalCorpusInCI() {
         let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
         if inCI {
-            #expect(S.hasExternal, "CI=true but \(S.externalDirectory.path) is missing: the external captures are required in CI")
+            #expect(
+                S.hasExternal,
+                "CI=true but \(S.externalDirectory.path) is missing: the external captures are required in CI")
         } else if !S.hasExternal {
             print("note: \(S.externalDirectory.path) is missing; tests on external captures are skipped")
         }
@@ -667,16 +726,22 @@ struct CaptureFileTests {
         if S.hasExternal { #expect(files.contains("../shared/captures/external/packetgen/mdns.pcapng")) }
     }
 
-    static func compareSynthetic(_ capture: CaptureTestSupport.Synthetic) throws -> (filtered: [String], unfiltered: [String]) {
+    static func compareSynthetic(_ capture: CaptureTestSupport.Synthetic) throws -> (
+        filtered: [String], unfiltered: [String]
+    ) {
         try S.withTemporaryDirectory { dir in
             let path = dir.appendingPathComponent("synthetic.pcap").path
             if capture.bigEndianFile {
-                let records = capture.frames.enumerated().map { (sec: UInt32(1_795_992_591 + $0), frac: UInt32($0), bytes: $1) }
+                let records = capture.frames.enumerated().map {
+                    (sec: UInt32(1_795_992_591 + $0), frac: UInt32($0), bytes: $1)
+                }
                 try S.writeFile(
                     URL(fileURLWithPath: path),
                     S.handWrittenPcap(linkType: UInt32(capture.linkType.rawValue), bigEndian: true, records: records))
             } else {
-                try S.write(path, linkType: capture.linkType, capture.frames.enumerated().map { S.Record(bytes: $1, timestamp: S.tsFor($0)) })
+                try S.write(
+                    path, linkType: capture.linkType,
+                    capture.frames.enumerated().map { S.Record(bytes: $1, timestamp: S.tsFor($0)) })
             }
             let unfiltered = try S.discoveryPackets(path, prefilter: false)
             let filtered = try S.discoveryPackets(path, prefilter: true)
@@ -687,7 +752,9 @@ struct CaptureFileTests {
         }
     }
 
-    @Test("The prefilter keeps every discovery packet of tricky synthetic captures", arguments: CaptureTestSupport.syntheticCaptures)
+    @Test(
+        "The prefilter keeps every discovery packet of tricky synthetic captures",
+        arguments: CaptureTestSupport.syntheticCaptures)
     func prefilterSynthetic(_ capture: CaptureTestSupport.Synthetic) throws {
         let (filtered, unfiltered) = try Self.compareSynthetic(capture)
         #expect(filtered == unfiltered)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Reports
 @testable import WireFormat
 
@@ -67,8 +68,12 @@ struct PacketTextTests {
     @Test("records, escapes and the terminal")
     func records() {
         var m = DNSMessage(id: 0, flags: 0x8400, counts: [0, 1, 0, 1])
-        let instance = DNSName(labels: [Array("Evil\u{1B}[2J TV".utf8), Array("_googlecast".utf8), Array("_tcp".utf8), Array("local".utf8)])
-        m.answers = [DNSResourceRecord(name: DNSName("_googlecast._tcp.local"), type: .ptr, ttl: 120, data: .name(instance))]
+        let instance = DNSName(labels: [
+            Array("Evil\u{1B}[2J TV".utf8), Array("_googlecast".utf8), Array("_tcp".utf8), Array("local".utf8),
+        ])
+        m.answers = [
+            DNSResourceRecord(name: DNSName("_googlecast._tcp.local"), type: .ptr, ttl: 120, data: .name(instance))
+        ]
         m.additionals = [
             DNSResourceRecord(
                 name: instance, type: .txt, cacheFlush: true, ttl: 4500,
@@ -97,9 +102,16 @@ struct PacketTextTests {
                 name: DNSName("x.local"), type: .srv, cacheFlush: true, ttl: 120, rdlength: 14,
                 data: .srv(priority: 0, weight: 0, port: 8009, target: DNSName("h.local")))
         ]
-        let line = PacketJSON.render(Self.packet(m), file: "f.pcap", linkType: "EN10MB", start: Timestamp(seconds: 10, nanoseconds: 0))
-        #expect(line.hasPrefix(#"{"file":"f.pcap","frame":7,"time":"1970-01-01T00:00:10.000000000Z","epoch":"10.000000000","relative":0.000000000,"linkType":"EN10MB","#))
-        #expect(line.contains(#""answers":[{"name":"x.local","type":"SRV","typeCode":33,"class":"IN","classCode":1,"cacheFlush":true,"ttl":120,"rdlength":14,"rdata":{"priority":0,"weight":0,"port":8009,"target":"h.local"}}]"#))
+        let line = PacketJSON.render(
+            Self.packet(m), file: "f.pcap", linkType: "EN10MB", start: Timestamp(seconds: 10, nanoseconds: 0))
+        #expect(
+            line.hasPrefix(
+                #"{"file":"f.pcap","frame":7,"time":"1970-01-01T00:00:10.000000000Z","epoch":"10.000000000","relative":0.000000000,"linkType":"EN10MB","#
+            ))
+        #expect(
+            line.contains(
+                #""answers":[{"name":"x.local","type":"SRV","typeCode":33,"class":"IN","classCode":1,"cacheFlush":true,"ttl":120,"rdlength":14,"rdata":{"priority":0,"weight":0,"port":8009,"target":"h.local"}}]"#
+            ))
         #expect(!line.contains("\n"))
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WireFormat
 
 @Suite("DNS message decoding")
@@ -25,7 +26,8 @@ struct DNSMessageTests {
         #expect(txt.strings.count == 12)
         #expect(
             m.additionals[1].data
-                == .srv(priority: 0, weight: 0, port: 8009, target: DNSName("3e21b953-ec39-083d-4381-5ade69112265.local")))
+                == .srv(
+                    priority: 0, weight: 0, port: 8009, target: DNSName("3e21b953-ec39-083d-4381-5ade69112265.local")))
         #expect(m.additionals[2].data == .a(IPv4Address(192, 168, 1, 103)))
     }
 
@@ -86,7 +88,10 @@ struct DNSMessageTests {
         let nsecRData: [UInt8] = [0xC0, 12, 0, 4, 0x40, 0, 0, 0x08]
         b += host + [0, 47, 0x80, 1, 0, 0, 0, 120, 0, UInt8(nsecRData.count)] + nsecRData
         // AAAA 2001:db8::1
-        b += [0xC0, 12, 0, 28, 0x80, 1, 0, 0, 0, 120, 0, 16, 0x20, 0x01, 0x0D, 0xB8] + Array(repeating: 0, count: 11) + [1]
+        b +=
+            [0xC0, 12, 0, 28, 0x80, 1, 0, 0, 0, 120, 0, 16, 0x20, 0x01, 0x0D, 0xB8] + Array(repeating: 0, count: 11) + [
+                1
+            ]
         // HINFO "ARMV7" "LINUX"
         b += [0xC0, 12, 0, 13, 0, 1, 0, 0, 0, 120, 0, 12, 5] + Array("ARMV7".utf8) + [5] + Array("LINUX".utf8)
         // OPT: root, udp 1440, DO bit, option 4 (Owner) with 2 bytes
@@ -108,7 +113,10 @@ struct DNSMessageTests {
         "impossible rdata is rejected with its offset",
         arguments: [
             // A with 3 bytes
-            ([0, 1, 0, 1, 0, 0, 0, 1, 0, 3, 1, 2, 3] as [UInt8], DecodeError.invalid(offset: 21, field: .rdataLength(type: 1, length: 3))),
+            (
+                [0, 1, 0, 1, 0, 0, 0, 1, 0, 3, 1, 2, 3] as [UInt8],
+                DecodeError.invalid(offset: 21, field: .rdataLength(type: 1, length: 3))
+            ),
             // PTR whose name runs past rdlength (rdlength 2, name is 3 bytes)
             ([0, 12, 0, 1, 0, 0, 0, 1, 0, 2, 1, 0x61, 0], .invalid(offset: 23, field: .rdataOverrun(type: 12))),
             // TXT string longer than the rdata

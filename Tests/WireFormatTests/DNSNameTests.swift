@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WireFormat
 
 @Suite("DNS name decoding")
@@ -89,7 +90,9 @@ struct DNSNameTests {
 
     @Test("presentation format escapes dots, backslashes, controls and invalid UTF-8")
     func escaping() {
-        let n = DNSName(labels: [Array("Mr. TV\\".utf8), [0x07, 0x41], Array("Küche".utf8), [0xFF, 0x41], Array("local".utf8)])
+        let n = DNSName(labels: [
+            Array("Mr. TV\\".utf8), [0x07, 0x41], Array("Küche".utf8), [0xFF, 0x41], Array("local".utf8),
+        ])
         #expect(n.description == "Mr\\. TV\\\\.\\007A.Küche.\\255A.local")
         #expect(DNSName.root.description == ".")
     }

@@ -43,7 +43,9 @@ enum Fixtures {
     }
 
     /// A minimal DNS header + payload builder for hand-made cases.
-    static func header(id: UInt16 = 0, flags: UInt16 = 0x8400, qd: UInt16 = 0, an: UInt16 = 0, ns: UInt16 = 0, ar: UInt16 = 0)
+    static func header(
+        id: UInt16 = 0, flags: UInt16 = 0x8400, qd: UInt16 = 0, an: UInt16 = 0, ns: UInt16 = 0, ar: UInt16 = 0
+    )
         -> [UInt8]
     {
         [id, flags, qd, an, ns, ar].flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WireFormat
 
 @Suite("IP fragment reassembly")
@@ -13,7 +14,8 @@ struct ReassemblyTests {
     ) -> FragmentReassembler.Outcome {
         data.withUnsafeBytes { raw in
             r.add(
-                key: key, fragment: FragmentInfo(identification: key.identification, offset: offset, moreFragments: more),
+                key: key,
+                fragment: FragmentInfo(identification: key.identification, offset: offset, moreFragments: more),
                 payload: ByteCursor(raw), ttl: 255, frame: frame, time: Timestamp(seconds: seconds, nanoseconds: 0)
             ) { _ in wanted }
         }
@@ -106,13 +108,16 @@ struct AddressTests {
         arguments: [
             ("2001:db8:0:0:0:0:0:1", "2001:db8::1"), ("ff02::fb", "ff02::fb"), ("::", "::"), ("::1", "::1"),
             ("2001:db8:0:1:1:1:1:1", "2001:db8:0:1:1:1:1:1"), ("2001:0:0:1:0:0:0:1", "2001:0:0:1::1"),
-            ("2001:db8:0:0:1:0:0:1", "2001:db8::1:0:0:1"), ("fe80::1:2", "fe80::1:2"), ("::ffff:192.0.2.1", "::ffff:192.0.2.1"),
+            ("2001:db8:0:0:1:0:0:1", "2001:db8::1:0:0:1"), ("fe80::1:2", "fe80::1:2"),
+            ("::ffff:192.0.2.1", "::ffff:192.0.2.1"),
         ])
     func ipv6Text(input: String, expected: String) throws {
         #expect(try #require(IPv6Address(input)).description == expected)
     }
 
-    @Test("bad address text is rejected", arguments: ["1.2.3", "256.1.1.1", "1.2.3.4.5", "2001:db8::1::2", "12345::", "g::1"])
+    @Test(
+        "bad address text is rejected",
+        arguments: ["1.2.3", "256.1.1.1", "1.2.3.4.5", "2001:db8::1::2", "12345::", "g::1"])
     func badText(input: String) {
         #expect(IPAddress(input) == nil)
     }

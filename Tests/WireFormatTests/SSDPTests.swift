@@ -1,10 +1,12 @@
 import Testing
+
 @testable import WireFormat
 
 @Suite("SSDP decoding")
 struct SSDPTests {
     static func decode(_ text: String) throws(DecodeError) -> SSDPMessage {
-        try withCursor(over: Array(text.utf8)) { (c: inout ByteCursor) throws(DecodeError) in try SSDPMessage.decode(c) }
+        try withCursor(over: Array(text.utf8)) { (c: inout ByteCursor) throws(DecodeError) in try SSDPMessage.decode(c)
+        }
     }
 
     @Test("Chrome's DIAL M-SEARCH")
@@ -40,7 +42,8 @@ struct SSDPTests {
         #expect(m.kind == .notify && m.notificationType == "upnp:rootdevice" && m.notificationSubtype == "ssdp:alive")
     }
 
-    @Test("binary junk on port 1900 is an error, not a crash", arguments: [[UInt8](), [0x00, 0x01, 0x02], [0x0D, 0x0A]])
+    @Test(
+        "binary junk on port 1900 is an error, not a crash", arguments: [[UInt8](), [0x00, 0x01, 0x02], [0x0D, 0x0A]])
     func junk(bytes: [UInt8]) {
         #expect(throws: DecodeError.self) {
             try withCursor(over: bytes) { (c: inout ByteCursor) throws(DecodeError) in try SSDPMessage.decode(c) }
