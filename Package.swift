@@ -15,12 +15,16 @@ let package = Package(
         .target(name: "WireFormat"),
         // The only module that touches libpcap.
         .target(name: "PcapCapture", dependencies: ["CLibpcap", "WireFormat"]),
+        // The Cast domain: TXT meaning, device/client tracking, latency. Pure, no I/O.
+        .target(name: "CastDiscovery", dependencies: ["WireFormat"]),
         // Renderers.
-        .target(name: "Reports", dependencies: ["WireFormat"]),
-        .executableTarget(name: "castscope", dependencies: ["WireFormat", "PcapCapture", "Reports"]),
+        .target(name: "Reports", dependencies: ["WireFormat", "CastDiscovery"]),
+        .executableTarget(
+            name: "castscope", dependencies: ["WireFormat", "PcapCapture", "CastDiscovery", "Reports"]),
         .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
         .testTarget(name: "PcapCaptureTests", dependencies: ["PcapCapture", "WireFormat"]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "WireFormat"]),
+        .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "WireFormat", "PcapCapture"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "WireFormat", "CastDiscovery"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -27,6 +27,12 @@ public enum TimeFormat {
         return "\(date)T\(time)Z"
     }
 
+    /// `2026-11-29T23:40:01.123456Z` (RFC 3339, microseconds: the analysis JSON contract).
+    public static func rfc3339Micro(_ t: Timestamp) -> String {
+        let (date, time) = parts(t)
+        return "\(date)T\(time.dropLast(3))Z"
+    }
+
     /// `2026-11-29 23:40:01.123456789` (UTC).
     public static func readable(_ t: Timestamp) -> String {
         let (date, time) = parts(t)

@@ -80,43 +80,19 @@ enum DumpCommand {
     /// Dumps one file; returns its exit status.
     static func dump(_ path: String, options: Options) -> ExitStatus {
         let out = Output.standardOutput
-        let file: CaptureFile
-        do throws(PcapError) {
-            file = try CaptureFile(path: path)
-        } catch {
-            printError(error.description)
-            switch error.kind {
-            case .noSuchFile, .unreadable: return .noInput
-            default: return .dataError
-            }
+        var run: CaptureRun
+        switch CaptureRun.open(path, prefilter: options.prefilter) {
+        case .success(let r): run = r
+        case .failure(let e): return e.status
         }
-        let shownName = path == "-" ? "standard input" : path
-        guard file.linkType.isSupported else {
-            printError(
-                "\(shownName): unsupported link type \(file.linkTypeName) (\(file.linkTypeDescription), DLT \(file.linkType.rawValue)); "
-                    + "castscope decodes "
-                    + "Ethernet, Linux cooked (SLL, SLL2), raw IP, BSD loopback, Apple PKTAP and 802.11/radiotap")
-            return .dataError
-        }
-        if options.prefilter, let expression = DiscoveryFilter.expression(for: file.linkType) {
-            do throws(PcapError) {
-                try file.setFilter(expression)
-            } catch {
-                printError("warning: \(shownName): prefilter not applied: \(error.message)")
-            }
-        }
+        let file = run.file
         if options.format == .text {
             out.write(
-                "file \(TerminalText.sanitize(shownName)): \(file.linkTypeName) (\(file.linkTypeDescription)), \(file.format.rawValue)\n"
-            )
+                "file \(TerminalText.sanitize(run.shownName)): \(file.linkTypeName) (\(file.linkTypeDescription)), "
+                    + "\(file.format.rawValue)\n")
         }
-        var decoder = DiscoveryDecoder(linkType: file.linkType)
-        let (records, end) = file.forEachRecord { frame, header, bytes in
-            guard
-                let packet = decoder.decode(
-                    frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength)
-            else { return }
-            let start = file.firstTimestamp ?? header.timestamp
+        let (records, end, notes) = run.run { packet in
+            let start = file.firstTimestamp ?? packet.timestamp
             switch options.format {
             case .text:
                 out.write(PacketText.render(packet, start: start))
@@ -125,45 +101,20 @@ enum DumpCommand {
                 out.write("\n")
             }
         }
-        let stats = decoder.statistics
-        var notes: [String] = []
-        switch end {
-        case .endOfFile: break
-        case .truncated(let message):
-            notes.append(
-                "capture ends in the middle of a record after frame \(records) (\(message)); the \(records) frames before it were read"
-            )
-        case .error(let message):
-            notes.append("reading stopped after frame \(records): \(message)")
-        }
-        if stats.protectedWiFiFrames > 0 {
-            notes.append(
-                "\(stats.protectedWiFiFrames) of \(stats.wifiDataFrames) 802.11 data frames are encrypted (Protected): "
-                    + "this is an encrypted Wi-Fi capture and mDNS inside those frames cannot be read")
-        }
-        if stats.rawIPInEthernetFrames > 0 {
-            notes.append(
-                "\(stats.rawIPInEthernetFrames) frames labelled Ethernet carry raw IP (iPhone rvictl quirk); decoded as raw IP"
-            )
-        }
-        let reassembly = stats.reassembly
-        let dropped = reassembly.timedOut + reassembly.evicted + reassembly.invalid
-        if dropped > 0 {
-            notes.append(
-                "\(dropped) fragmented datagrams could not be reassembled (\(reassembly.timedOut) timed out, "
-                    + "\(reassembly.evicted) evicted by limits, \(reassembly.invalid) inconsistent)")
-        }
+        let stats = run.decoder.statistics
         if options.format == .text {
             var summary =
                 "summary: \(records) frames, \(stats.discoveryPackets) discovery packets (\(stats.mdnsPackets) mDNS, "
                 + "\(stats.ssdpPackets) SSDP), \(stats.malformedPackets) malformed"
-            if reassembly.reassembled > 0 { summary += ", \(reassembly.reassembled) reassembled from fragments" }
+            if stats.reassembly.reassembled > 0 {
+                summary += ", \(stats.reassembly.reassembled) reassembled from fragments"
+            }
             if stats.undecodableFrames > 0 { summary += ", \(stats.undecodableFrames) frames with undecodable headers" }
             out.write(summary + "\n")
             for n in notes { out.write("warning: \(n)\n") }
             out.write("\n")
         }
-        for n in notes { printError("warning: \(TerminalText.sanitize(shownName)): \(n)") }
+        for n in notes { printError("warning: \(TerminalText.sanitize(run.shownName)): \(n)") }
         // A cut-off end is normal for a killed capture; any other read error means the file
         // is damaged or uses something libpcap cannot read, and scripts should know.
         if case .error = end { return .dataError }

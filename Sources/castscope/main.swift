@@ -10,11 +10,14 @@ let usage = """
     reports what it finds.
 
     USAGE:
+      castscope analyze [--format text|json|markdown] [-o FILE] [--session-gap S]
+                        [--client ADDR]... [--merge] FILE...
       castscope dump [--format text|jsonl] [--no-filter] FILE...
       castscope help [COMMAND]
       castscope --version
 
     COMMANDS:
+      analyze   Devices visible, the clients that searched, and discovery latency.
       dump      Print every mDNS and SSDP packet in the captures, decoded.
 
     Captures may be pcap or pcapng, from tcpdump, Wireshark, rvictl (PKTAP or raw IP),
@@ -22,7 +25,8 @@ let usage = """
 
     EXIT STATUS:
       0 success, 64 usage error, 65 a file is not a readable capture or has an unsupported
-      link type, 66 a file does not exist or cannot be opened.
+      link type, 66 a file does not exist or cannot be opened, 73 the output file cannot be
+      written.
     """
 
 let dumpUsage = """
@@ -58,13 +62,16 @@ case "-h", "--help":
     Output.standardOutput.write(usage + "\n")
     finish(.success)
 case "help":
-    Output.standardOutput.write((arguments.first == "dump" ? dumpUsage : usage) + "\n")
+    let help = ["dump": dumpUsage, "analyze": analyzeUsage][arguments.first ?? ""] ?? usage
+    Output.standardOutput.write(help + "\n")
     finish(.success)
 case "--version", "version":
     Output.standardOutput.write("castscope \(version)\n")
     finish(.success)
 case "dump":
     finish(DumpCommand.run(arguments))
+case "analyze":
+    finish(AnalyzeCommand.run(arguments))
 default:
     printError("unknown command '\(command)'; try 'castscope --help'")
     finish(.usage)

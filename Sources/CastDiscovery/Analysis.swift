@@ -1,0 +1,234 @@
+import WireFormat
+
+extension AnalysisReport {
+    /// Builds the report from one or more timelines: devices merge by id, DIAL devices merge
+    /// into the mDNS device with the same address, clients merge by address.
+    public init(captures: [CaptureInfo], timelines: [TimelineResult], options: AnalysisOptions, merged: Bool) {
+        self.captures = captures
+        self.merged = merged
+        self.sessionGapSeconds = Double(options.sessionGapNanoseconds) / 1e9
+        self.findings = []
+
+        // Devices by id across timelines.
+        var parts: [TimelineResult.DevicePart] = []
+        for timeline in timelines {
+            for part in timeline.devices {
+                if let i = parts.firstIndex(where: { $0.id == part.id }) {
+                    parts[i].absorb(part)
+                } else {
+                    parts.append(part)
+                }
+            }
+        }
+        var devices = parts.map(Device.init(part:))
+
+        // DIAL devices: merged into an mDNS device with the same address, else listed alone.
+        var dialByKey: [String: DIALInfo] = [:]
+        var dialOrder: [String] = []
+        for timeline in timelines {
+            for info in timeline.dial {
+                let key = info.usn ?? info.address.description
+                if var existing = dialByKey[key] {
+                    existing.lastSeen = Swift.max(existing.lastSeen, info.lastSeen)
+                    existing.leftAt = info.leftAt
+                    dialByKey[key] = existing
+                } else {
+                    dialByKey[key] = info
+                    dialOrder.append(key)
+                }
+            }
+        }
+        for key in dialOrder {
+            let info = dialByKey[key]!
+            let address = info.locationAddress ?? info.address
+            if let i = devices.firstIndex(where: {
+                $0.addresses.contains(address) || $0.addresses.contains(info.address)
+            }) {
+                if devices[i].dial == nil { devices[i].dial = info }
+                if !devices[i].via.contains("dial") { devices[i].via.append("dial") }
+                devices[i].firstSeen = Swift.min(devices[i].firstSeen, info.firstSeen)
+                devices[i].lastSeen = Swift.max(devices[i].lastSeen, info.lastSeen)
+            } else {
+                devices.append(Device(dial: info))
+            }
+        }
+        self.devices = devices
+
+        // Clients by address.
+        var clients: [Client] = []
+        for timeline in timelines {
+            for part in timeline.clients {
+                if let i = clients.firstIndex(where: { $0.address == part.client.address }) {
+                    clients[i].absorb(part.client)
+                } else {
+                    clients.append(part.client)
+                }
+            }
+        }
+        self.clients = clients
+        self.latency = timelines.flatMap(\.latency)
+
+        // Responses by (client, device).
+        var responseParts: [TimelineResult.ResponsePart] = []
+        for timeline in timelines {
+            for r in timeline.responses {
+                if let i = responseParts.firstIndex(where: { $0.client == r.client && $0.deviceID == r.deviceID }) {
+                    responseParts[i].counter.expected += r.counter.expected
+                    responseParts[i].counter.answered += r.counter.answered
+                    responseParts[i].counter.suppressed += r.counter.suppressed
+                    responseParts[i].counter.missed += r.counter.missed
+                    responseParts[i].counter.delays += r.counter.delays
+                    responseParts[i].counter.missedFrames += r.counter.missedFrames
+                } else {
+                    responseParts.append(r)
+                }
+            }
+        }
+        self.responses = responseParts.map {
+            ResponseStats(
+                client: $0.client, deviceID: $0.deviceID, expected: $0.counter.expected, answered: $0.counter.answered,
+                suppressed: $0.counter.suppressed, missed: $0.counter.missed, delay: Summary($0.counter.delays),
+                missedFrames: Array($0.counter.missedFrames.prefix(TrackerLimits.maximumMissedFramesKept)))
+        }
+
+        // Summaries per device and overall.
+        var summaries: [LatencySummary] = []
+        var allFirst: [Double] = []
+        var allResolved: [Double] = []
+        var allDelays: [Double] = []
+        for device in devices where device.via.contains("mdns") {
+            let rows = latency.filter { $0.deviceID == device.id }
+            let first = rows.compactMap(\.firstAnswerMs)
+            let resolved = rows.compactMap(\.resolvedMs)
+            let delays = responseParts.filter { $0.deviceID == device.id }.flatMap(\.counter.delays)
+            allFirst += first
+            allResolved += resolved
+            allDelays += delays
+            summaries.append(
+                LatencySummary(
+                    deviceID: device.id, firstAnswer: Summary(first), resolved: Summary(resolved),
+                    responseDelay: Summary(delays)))
+        }
+        self.summaries = summaries
+        self.overall = LatencySummary(
+            deviceID: nil, firstAnswer: Summary(allFirst), resolved: Summary(allResolved),
+            responseDelay: Summary(allDelays))
+    }
+}
+
+extension DIALInfo {
+    /// The host of `LOCATION` when it is an IP address.
+    var locationAddress: IPAddress? {
+        guard let location, let schemeEnd = location.range(of: "://") else { return nil }
+        var host = location[schemeEnd.upperBound...].prefix { $0 != "/" }
+        if host.hasPrefix("[") {
+            host = host.dropFirst().prefix { $0 != "]" }
+        } else if let colon = host.lastIndex(of: ":") {
+            host = host[..<colon]
+        }
+        return IPAddress(host)
+    }
+}
+
+extension Device {
+    init(part p: TimelineResult.DevicePart) {
+        let caps = p.txt?.capabilityBits.map(CastCapabilities.init(rawValue:))
+        id = p.id
+        instance = p.instances.first
+        instances = p.instances
+        friendlyName = p.txt?.friendlyName
+        model = p.txt?.model
+        kind = DeviceKind(capabilities: caps, model: p.txt?.model)
+        capabilities = caps?.list ?? []
+        capabilityBits = p.txt?.capabilityBits
+        status = p.txt?.statusText
+        runningApp = p.txt?.runningApp
+        version = p.txt?.version
+        icon = p.txt?.icon
+        host = p.host
+        port = p.port
+        addresses = p.addresses.sorted()
+        appIDs = p.appIDs.sorted()
+        txt = (p.txt?.entries ?? []).map { ($0.key, $0.value ?? "") }
+        firstSeen = p.firstSeen
+        lastSeen = p.lastSeen
+        leftAt = p.leftAt
+        via = ["mdns"]
+        ttls = p.ttls.keys.sorted { Self.typeOrder($0) < Self.typeOrder($1) }.map { ($0, p.ttls[$0]!.sorted()) }
+        sources = p.sources.sorted()
+        firstFrame = p.firstFrame
+        leftFrame = p.leftFrame
+        dial = nil
+    }
+
+    init(dial info: DIALInfo) {
+        var uuid: String?
+        if let usn = info.usn, usn.lowercased().hasPrefix("uuid:") {
+            uuid = String(usn.dropFirst(5).prefix { $0 != ":" })
+        }
+        id = uuid ?? info.address.description
+        instance = nil
+        instances = []
+        friendlyName = nil
+        model = nil
+        kind = .unknown
+        capabilities = []
+        capabilityBits = nil
+        status = nil
+        runningApp = nil
+        version = nil
+        icon = nil
+        host = nil
+        port = nil
+        addresses = [info.locationAddress ?? info.address]
+        appIDs = []
+        txt = []
+        firstSeen = info.firstSeen
+        lastSeen = info.lastSeen
+        leftAt = info.leftAt
+        via = ["dial"]
+        ttls = []
+        sources = [info.address]
+        firstFrame = info.firstFrame
+        leftFrame = nil
+        dial = info
+    }
+
+    static func typeOrder(_ t: String) -> Int { ["PTR", "SRV", "TXT", "A", "AAAA"].firstIndex(of: t) ?? 99 }
+}
+
+extension Client {
+    mutating func absorb(_ o: Client) {
+        if mac == nil { mac = o.mac }
+        if process == nil { process = o.process }
+        queries += o.queries
+        quQuestions += o.quQuestions
+        qmQuestions += o.qmQuestions
+        appIDsQueried = Array(Set(appIDsQueried).union(o.appIDsQueried)).sorted()
+        if let f = o.firstQuery, firstQuery == nil || f < firstQuery! {
+            firstQuery = f
+            firstQueryFrame = o.firstQueryFrame
+        }
+        if let l = o.lastQuery, lastQuery == nil || l > lastQuery! { lastQuery = l }
+        legacyUnicast = legacyUnicast || o.legacyUnicast
+        dialSearches += o.dialSearches
+        if let d = o.firstDialSearch, firstDialSearch == nil || d < firstDialSearch! { firstDialSearch = d }
+        intervalsMs = Array((intervalsMs + o.intervalsMs).prefix(TrackerLimits.maximumIntervalsKept))
+        switch (followsDoubling, o.followsDoubling) {
+        case (nil, let x), (let x, nil): followsDoubling = x
+        case (let a?, let b?): followsDoubling = a && b
+        }
+        sessions += o.sessions
+    }
+}
+
+extension StringProtocol {
+    func range(of needle: String) -> Range<Index>? {
+        var i = startIndex
+        while i < endIndex {
+            if self[i...].hasPrefix(needle) { return i..<index(i, offsetBy: needle.count) }
+            i = index(after: i)
+        }
+        return nil
+    }
+}

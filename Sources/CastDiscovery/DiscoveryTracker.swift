@@ -1,0 +1,445 @@
+import WireFormat
+
+/// Settings of the analysis.
+public struct AnalysisOptions: Hashable, Sendable {
+    /// A Cast query after at least this long without one from the same client starts a new
+    /// discovery session (`--session-gap`, default 60 s).
+    public var sessionGapNanoseconds: Int64 = 60_000_000_000
+    /// Only these clients (`--client`); empty for all.
+    public var clients: Set<IPAddress> = []
+    /// Queries from one client closer together than this form one burst (TC continuations,
+    /// one query per name); intervals are measured between bursts.
+    public var burstNanoseconds: Int64 = 250_000_000
+    /// How long after a query an answer still counts as its answer (unless the client queries
+    /// again first).
+    public var responseWindowNanoseconds: Int64 = 10_000_000_000
+
+    public init() {}
+}
+
+/// Bounds that keep memory proportional to devices and clients, not packets.
+public enum TrackerLimits {
+    /// Query intervals kept per client (the count goes on).
+    public static let maximumIntervalsKept = 200
+    /// Discovery sessions kept per client for the latency table.
+    public static let maximumSessionsKept = 1000
+    /// Response delays kept per client and device for the summaries.
+    public static let maximumDelaysKept = 10_000
+    /// Unanswered query frames kept per client and device as evidence.
+    public static let maximumMissedFramesKept = 20
+}
+
+/// A DNS name as a case-insensitive dictionary key.
+struct NameKey: Hashable {
+    let wire: [UInt8]
+    init(_ name: DNSName) { wire = name.wire.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } }
+}
+
+/// Follows Cast discovery through a stream of packets: devices, clients, sessions, latency.
+///
+/// Pure and streaming: feed packets in capture order with ``ingest(_:capture:)``, then call
+/// ``finish()``. State grows with the number of devices, hosts and clients (plus bounded
+/// per-client histories), never with the number of packets.
+public struct DiscoveryTracker {
+    public let options: AnalysisOptions
+
+    struct InstanceState {
+        var name: DNSName
+        var label: String
+        var txt: CastTXT?
+        var srvTarget: DNSName?
+        var srvPort: UInt16?
+        var appIDs: Set<String> = []
+        var browseNames: Set<NameKey> = []
+        var firstSeen: Timestamp
+        var lastSeen: Timestamp
+        var firstFrame: FrameRef
+        var leftAt: Timestamp?
+        var leftFrame: FrameRef?
+        var ttls: [String: Set<UInt32>] = [:]
+        var sources: Set<IPAddress> = []
+        /// The TTL it gives its PTR records (the "true TTL" for known-answer suppression).
+        var ptrTTL: UInt32?
+    }
+
+    struct HostState {
+        var addresses: [IPAddress] = []
+    }
+
+    struct SessionProgress {
+        var firstAnswer: (time: Timestamp, frame: FrameRef)?
+        var srv: (time: Timestamp, frame: FrameRef, target: NameKey)?
+        var txt: (time: Timestamp, frame: FrameRef)?
+    }
+
+    struct SessionState {
+        var start: Timestamp
+        var startFrame: FrameRef
+        var askedNames: Set<NameKey> = []
+        /// Instances the client listed as known answers during the session.
+        var knownAnswers: Set<NameKey> = []
+        var progress: [NameKey: SessionProgress] = [:]
+        var addressSeen: [NameKey: (time: Timestamp, frame: FrameRef)] = [:]
+    }
+
+    struct QueryState {
+        var time: Timestamp
+        var frame: FrameRef
+        var names: Set<NameKey>
+        var knownAnswers: [NameKey: UInt32] = [:]
+        var answered: [NameKey: Double] = [:]
+    }
+
+    struct ResponseCounter {
+        var expected = 0
+        var answered = 0
+        var suppressed = 0
+        var missed = 0
+        var delays: [Double] = []
+        var missedFrames: [FrameRef] = []
+    }
+
+    struct ClientState {
+        var address: IPAddress
+        var mac: MACAddress?
+        var process: String?
+        var queries = 0
+        var qu = 0
+        var qm = 0
+        var appIDs: Set<String> = []
+        var firstQuery: Timestamp?
+        var lastQuery: Timestamp?
+        var firstQueryFrame: FrameRef?
+        var legacyUnicast = false
+        var dialSearches = 0
+        var firstDialSearch: Timestamp?
+        var lastBurst: Timestamp?
+        var intervals: [Double] = []
+        var intervalCount = 0
+        var lastIntervalInSession: Double?
+        var doublingViolated = false
+        var sessionCount = 0
+        var current: SessionState?
+        var finished: [SessionState] = []
+        var pending: QueryState?
+        var responses: [NameKey: ResponseCounter] = [:]
+    }
+
+    struct DIALState {
+        var info: DIALInfo
+    }
+
+    var instances: [NameKey: InstanceState] = [:]
+    var instanceOrder: [NameKey] = []
+    var hosts: [NameKey: HostState] = [:]
+    var clients: [IPAddress: ClientState] = [:]
+    var clientOrder: [IPAddress] = []
+    var dial: [String: DIALState] = [:]
+    var dialOrder: [String] = []
+
+    public init(options: AnalysisOptions = AnalysisOptions()) { self.options = options }
+
+    /// Adds one discovery packet (in capture order).
+    /// - Parameters:
+    ///   - packet: the decoded packet.
+    ///   - capture: the index of its capture file, for evidence references.
+    public mutating func ingest(_ packet: DiscoveryPacket, capture: Int) {
+        let frame = FrameRef(capture: capture, frame: packet.frame)
+        if let message = packet.mdns {
+            if message.isResponse {
+                ingestResponse(message, packet: packet, frame: frame)
+            } else {
+                ingestQuery(message, packet: packet, frame: frame)
+            }
+        } else if let ssdp = packet.ssdp {
+            ingestSSDP(ssdp, packet: packet, frame: frame)
+        }
+    }
+
+    // MARK: Responses: what devices said
+
+    mutating func ingestResponse(_ message: DNSMessage, packet: DiscoveryPacket, frame: FrameRef) {
+        let now = packet.timestamp
+        // Answers and additionals carry records; the authority section is for probes.
+        let records = message.answers + message.additionals
+        for record in records {
+            switch (record.type, record.data) {
+            case (.ptr, .name(let target)):
+                guard let owner = CastName(record.name), owner.isBrowseName,
+                    case .instance(let label) = CastName(target)
+                else { continue }
+                let key = NameKey(target)
+                touchInstance(key, name: target, label: label, packet: packet, frame: frame)
+                instances[key]!.ttls["PTR", default: []].insert(record.ttl)
+                if record.ttl == 0 {
+                    instances[key]!.leftAt = now
+                    instances[key]!.leftFrame = frame
+                } else {
+                    instances[key]!.leftAt = nil
+                    instances[key]!.leftFrame = nil
+                    instances[key]!.ptrTTL = record.ttl
+                    instances[key]!.browseNames.insert(NameKey(record.name))
+                    if case .subtype(let app) = owner { instances[key]!.appIDs.insert(app) }
+                }
+            case (.srv, .srv(_, _, let port, let target)):
+                guard case .instance(let label) = CastName(record.name) else { continue }
+                let key = NameKey(record.name)
+                touchInstance(key, name: record.name, label: label, packet: packet, frame: frame)
+                instances[key]!.ttls["SRV", default: []].insert(record.ttl)
+                if record.ttl > 0 {
+                    instances[key]!.srvTarget = target
+                    instances[key]!.srvPort = port
+                }
+            case (.txt, .txt(let txt)):
+                guard case .instance(let label) = CastName(record.name) else { continue }
+                let key = NameKey(record.name)
+                touchInstance(key, name: record.name, label: label, packet: packet, frame: frame)
+                instances[key]!.ttls["TXT", default: []].insert(record.ttl)
+                if record.ttl > 0 { instances[key]!.txt = CastTXT(txt) }
+            case (.a, .a(let a)):
+                addAddress(.v4(a), host: record.name, ttl: record.ttl)
+            case (.aaaa, .aaaa(let a)):
+                addAddress(.v6(a), host: record.name, ttl: record.ttl)
+            default:
+                continue
+            }
+        }
+        // What each client could receive of it.
+        for address in clientOrder {
+            guard clients[address]!.current != nil, canReceive(packet, client: address) else { continue }
+            updateClient(address, records: records, time: now, frame: frame)
+        }
+    }
+
+    mutating func touchInstance(_ key: NameKey, name: DNSName, label: String, packet: DiscoveryPacket, frame: FrameRef)
+    {
+        if instances[key] == nil {
+            instances[key] = InstanceState(
+                name: name, label: label, firstSeen: packet.timestamp, lastSeen: packet.timestamp, firstFrame: frame)
+            instanceOrder.append(key)
+        }
+        instances[key]!.lastSeen = packet.timestamp
+        instances[key]!.sources.insert(packet.source)
+    }
+
+    var addressTTLs: [NameKey: [String: Set<UInt32>]] = [:]
+
+    mutating func addAddress(_ address: IPAddress, host: DNSName, ttl: UInt32) {
+        let key = NameKey(host)
+        var h = hosts[key] ?? HostState()
+        if ttl > 0, !h.addresses.contains(address) { h.addresses.append(address) }
+        hosts[key] = h
+        let type: String
+        switch address {
+        case .v4: type = "A"
+        case .v6: type = "AAAA"
+        }
+        addressTTLs[key, default: [:]][type, default: []].insert(ttl)
+    }
+
+    func canReceive(_ packet: DiscoveryPacket, client: IPAddress) -> Bool {
+        packet.destination.isMulticast || packet.destination == client
+    }
+
+    mutating func updateClient(_ address: IPAddress, records: [DNSResourceRecord], time: Timestamp, frame: FrameRef) {
+        var c = clients[address]!
+        guard var session = c.current else { return }
+        for record in records where record.ttl > 0 {
+            switch (record.type, record.data) {
+            case (.ptr, .name(let target)):
+                let owner = NameKey(record.name)
+                let instance = NameKey(target)
+                if session.askedNames.contains(owner), session.progress[instance]?.firstAnswer == nil {
+                    session.progress[instance, default: SessionProgress()].firstAnswer = (time, frame)
+                }
+                if var q = c.pending, q.names.contains(owner), q.answered[instance] == nil,
+                    time.nanoseconds(since: q.time) <= options.responseWindowNanoseconds
+                {
+                    q.answered[instance] = Double(time.nanoseconds(since: q.time)) / 1e6
+                    c.pending = q
+                }
+            case (.srv, .srv(_, _, _, let target)):
+                let instance = NameKey(record.name)
+                if session.progress[instance]?.srv == nil {
+                    session.progress[instance, default: SessionProgress()].srv = (time, frame, NameKey(target))
+                }
+            case (.txt, .txt):
+                let instance = NameKey(record.name)
+                if session.progress[instance]?.txt == nil {
+                    session.progress[instance, default: SessionProgress()].txt = (time, frame)
+                }
+            case (.a, _), (.aaaa, _):
+                let host = NameKey(record.name)
+                if session.addressSeen[host] == nil { session.addressSeen[host] = (time, frame) }
+            default:
+                break
+            }
+        }
+        c.current = session
+        clients[address] = c
+    }
+
+    // MARK: Queries: what clients asked
+
+    mutating func ingestQuery(_ message: DNSMessage, packet: DiscoveryPacket, frame: FrameRef) {
+        var castQuestions: [(DNSQuestion, CastName)] = []
+        for q in message.questions {
+            if let name = CastName(q.name), name.isBrowseName { castQuestions.append((q, name)) }
+        }
+        guard !castQuestions.isEmpty else { return }
+        let address = packet.source
+        guard options.clients.isEmpty || options.clients.contains(address) else { return }
+        let now = packet.timestamp
+        closeExpiredQuery(address, now: now)
+        var c = client(address, packet: packet)
+        c.queries += 1
+        if packet.legacyUnicast { c.legacyUnicast = true }
+        for (q, name) in castQuestions {
+            if q.unicastResponse { c.qu += 1 } else { c.qm += 1 }
+            if case .subtype(let app) = name { c.appIDs.insert(app) }
+        }
+        if c.firstQuery == nil {
+            c.firstQuery = now
+            c.firstQueryFrame = frame
+        }
+        // A new session after a long enough silence.
+        let newSession = c.lastQuery.map { now.nanoseconds(since: $0) >= options.sessionGapNanoseconds } ?? true
+        c.lastQuery = now
+        if newSession {
+            if let old = c.current, c.finished.count < TrackerLimits.maximumSessionsKept { c.finished.append(old) }
+            c.current = SessionState(start: now, startFrame: frame)
+            c.sessionCount += 1
+            c.lastIntervalInSession = nil
+        }
+        // Bursts and intervals.
+        let names = Set(castQuestions.map { NameKey($0.0.name) })
+        if let last = c.lastBurst, now.nanoseconds(since: last) < options.burstNanoseconds, var q = c.pending {
+            q.names.formUnion(names)
+            mergeKnownAnswers(message, into: &q)
+            c.pending = q
+        } else {
+            if let last = c.lastBurst, !newSession {
+                let interval = Double(now.nanoseconds(since: last)) / 1e6
+                c.intervalCount += 1
+                if c.intervals.count < TrackerLimits.maximumIntervalsKept { c.intervals.append(interval) }
+                if let previous = c.lastIntervalInSession {
+                    if interval < previous * 1.8, interval < 3_600_000 { c.doublingViolated = true }
+                } else if interval < 900 {
+                    c.doublingViolated = true
+                }
+                c.lastIntervalInSession = interval
+            }
+            c.lastBurst = now
+            if let old = c.pending { close(old, client: &c) }
+            var q = QueryState(time: now, frame: frame, names: names)
+            mergeKnownAnswers(message, into: &q)
+            c.pending = q
+        }
+        c.current!.askedNames.formUnion(names)
+        for record in message.answers where record.type == .ptr && names.contains(NameKey(record.name)) {
+            if case .name(let target) = record.data { c.current!.knownAnswers.insert(NameKey(target)) }
+        }
+        clients[address] = c
+    }
+
+    func mergeKnownAnswers(_ message: DNSMessage, into q: inout QueryState) {
+        for record in message.answers where record.type == .ptr {
+            if case .name(let target) = record.data, q.names.contains(NameKey(record.name)) {
+                q.knownAnswers[NameKey(target)] = Swift.max(q.knownAnswers[NameKey(target)] ?? 0, record.ttl)
+            }
+        }
+    }
+
+    mutating func client(_ address: IPAddress, packet: DiscoveryPacket) -> ClientState {
+        var c = clients[address] ?? ClientState(address: address)
+        if clients[address] == nil { clientOrder.append(address) }
+        if c.mac == nil { c.mac = packet.sourceMAC }
+        if c.process == nil, let p = packet.pktap, !p.process.isEmpty {
+            c.process = p.pid > 0 ? "\(p.process)[\(p.pid)]" : p.process
+        }
+        return c
+    }
+
+    /// Closes the pending query of `address` if its response window has passed.
+    mutating func closeExpiredQuery(_ address: IPAddress, now: Timestamp) {
+        guard var c = clients[address], let q = c.pending,
+            now.nanoseconds(since: q.time) > options.responseWindowNanoseconds
+        else { return }
+        close(q, client: &c)
+        c.pending = nil
+        clients[address] = c
+    }
+
+    /// Classifies a finished query for every device expected to answer it.
+    func close(_ q: QueryState, client c: inout ClientState) {
+        for key in instanceOrder {
+            let instance = instances[key]!
+            guard !instance.browseNames.isDisjoint(with: q.names),
+                instance.firstSeen <= q.time || q.answered[key] != nil
+            else { continue }
+            if let left = instance.leftAt, left <= q.time { continue }
+            var counter = c.responses[key] ?? ResponseCounter()
+            counter.expected += 1
+            if let delay = q.answered[key] {
+                counter.answered += 1
+                if counter.delays.count < TrackerLimits.maximumDelaysKept { counter.delays.append(delay) }
+            } else if let known = q.knownAnswers[key], let ttl = instance.ptrTTL, UInt64(known) * 2 >= UInt64(ttl) {
+                counter.suppressed += 1
+            } else {
+                counter.missed += 1
+                if counter.missedFrames.count < TrackerLimits.maximumMissedFramesKept {
+                    counter.missedFrames.append(q.frame)
+                }
+            }
+            c.responses[key] = counter
+        }
+    }
+
+    // MARK: SSDP / DIAL
+
+    mutating func ingestSSDP(_ ssdp: SSDPMessage, packet: DiscoveryPacket, frame: FrameRef) {
+        switch ssdp.kind {
+        case .mSearch:
+            guard ssdp.isDIAL else { return }
+            let address = packet.source
+            guard options.clients.isEmpty || options.clients.contains(address) else { return }
+            var c = client(address, packet: packet)
+            c.dialSearches += 1
+            if c.firstDialSearch == nil { c.firstDialSearch = packet.timestamp }
+            clients[address] = c
+        case .response, .notify:
+            guard ssdp.isDIAL else { return }
+            let key = Self.dialKey(ssdp, source: packet.source)
+            let now = packet.timestamp
+            if dial[key] == nil {
+                dial[key] = DIALState(
+                    info: DIALInfo(
+                        location: nil, usn: nil, server: nil, address: packet.source, firstSeen: now, lastSeen: now,
+                        leftAt: nil, firstFrame: frame))
+                dialOrder.append(key)
+            }
+            var d = dial[key]!
+            d.info.lastSeen = now
+            if let l = ssdp.location { d.info.location = l }
+            if let u = ssdp.usn { d.info.usn = u }
+            if let s = ssdp.server { d.info.server = s }
+            if ssdp.notificationSubtype?.lowercased() == "ssdp:byebye" {
+                d.info.leftAt = now
+            } else {
+                d.info.leftAt = nil
+            }
+            dial[key] = d
+        case .other:
+            return
+        }
+    }
+
+    /// A DIAL device is keyed by the UUID in its USN, else by its address.
+    static func dialKey(_ ssdp: SSDPMessage, source: IPAddress) -> String {
+        if let usn = ssdp.usn?.lowercased(), usn.hasPrefix("uuid:") {
+            let rest = usn.dropFirst(5)
+            return String(rest.prefix { $0 != ":" })
+        }
+        return source.description
+    }
+}

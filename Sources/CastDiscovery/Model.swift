@@ -1,0 +1,255 @@
+import WireFormat
+
+/// A frame in one of the analysed captures: evidence a user can open in Wireshark.
+public struct FrameRef: Hashable, Sendable, Comparable {
+    /// Index into ``AnalysisReport/captures``.
+    public var capture: Int
+    /// Wireshark frame number within that capture.
+    public var frame: Int
+
+    public init(capture: Int, frame: Int) {
+        self.capture = capture
+        self.frame = frame
+    }
+
+    public static func < (a: FrameRef, b: FrameRef) -> Bool { (a.capture, a.frame) < (b.capture, b.frame) }
+}
+
+/// One capture file's facts, filled in by whoever read it.
+public struct CaptureInfo: Hashable, Sendable {
+    /// The file as given on the command line.
+    public var file: String
+    /// libpcap's link-type name (`EN10MB`, `LINUX_SLL2`, `RAW`, `PKTAP`…).
+    public var linkType: String
+    /// Frames in the file.
+    public var packets: Int
+    /// Discovery packets (mDNS + SSDP).
+    public var discoveryPackets: Int
+    /// Discovery packets that could not be fully decoded.
+    public var malformedPackets: Int
+    /// Whether the file ends in the middle of a record.
+    public var truncated: Bool
+    /// First and last frame times (`nil` for an empty file).
+    public var start: Timestamp?
+    public var end: Timestamp?
+
+    public init(
+        file: String, linkType: String, packets: Int = 0, discoveryPackets: Int = 0, malformedPackets: Int = 0,
+        truncated: Bool = false, start: Timestamp? = nil, end: Timestamp? = nil
+    ) {
+        self.file = file
+        self.linkType = linkType
+        self.packets = packets
+        self.discoveryPackets = discoveryPackets
+        self.malformedPackets = malformedPackets
+        self.truncated = truncated
+        self.start = start
+        self.end = end
+    }
+}
+
+/// What a DIAL (SSDP) answer or advertisement said about a device.
+public struct DIALInfo: Hashable, Sendable {
+    /// `LOCATION`: the device description URL.
+    public var location: String?
+    /// `USN`.
+    public var usn: String?
+    /// `SERVER`.
+    public var server: String?
+    /// The address the SSDP messages came from.
+    public var address: IPAddress
+    /// When it was first and last heard.
+    public var firstSeen: Timestamp
+    public var lastSeen: Timestamp
+    /// When it sent `ssdp:byebye`, if it did (and did not come back).
+    public var leftAt: Timestamp?
+    /// The first SSDP message from it.
+    public var firstFrame: FrameRef
+}
+
+/// A Cast receiver as the capture shows it.
+public struct Device: Hashable, Sendable {
+    /// TXT `id`, or the instance name when there is no `id`; for DIAL-only devices the USN's
+    /// UUID (or the address).
+    public var id: String
+    /// The instance label (`Chromecast-3f5d…`); the first one seen when there are several.
+    public var instance: String?
+    /// Every instance label seen for this id (conflict-renamed `-1` instances, group leaders).
+    public var instances: [String]
+    public var friendlyName: String?
+    public var model: String?
+    public var kind: DeviceKind
+    /// Named capabilities, then `bitN` for undocumented set bits.
+    public var capabilities: [String]
+    /// The raw `ca` value.
+    public var capabilityBits: Int?
+    /// `idle`, `busy`, or the raw `st` value.
+    public var status: String?
+    public var runningApp: String?
+    public var version: String?
+    public var icon: String?
+    /// SRV target host and port.
+    public var host: String?
+    public var port: Int?
+    /// Every IPv4/IPv6 address of the SRV host (then of DIAL), sorted, IPv4 first.
+    public var addresses: [IPAddress]
+    /// App IDs it answered for (subtype PTRs), sorted.
+    public var appIDs: [String]
+    /// Every TXT key=value, in wire order (keys without `=` have an empty value).
+    public var txt: [(key: String, value: String)]
+    public var firstSeen: Timestamp
+    public var lastSeen: Timestamp
+    /// The time of its goodbye (PTR with TTL 0), unless it announced again afterwards.
+    public var leftAt: Timestamp?
+    /// How it was found: `mdns`, `dial`.
+    public var via: [String]
+    /// The TTLs it used, per record type (`PTR`, `SRV`, `TXT`, `A`, `AAAA`), sorted.
+    public var ttls: [(type: String, values: [UInt32])]
+    /// The IP addresses that sent its records (a reflector shows up here).
+    public var sources: [IPAddress]
+    /// The first packet that carried its records.
+    public var firstFrame: FrameRef
+    /// The goodbye packet.
+    public var leftFrame: FrameRef?
+    /// DIAL details, when found or merged through SSDP.
+    public var dial: DIALInfo?
+
+    public static func == (a: Device, b: Device) -> Bool {
+        a.id == b.id && a.instances == b.instances && a.addresses == b.addresses && a.firstSeen == b.firstSeen
+            && a.lastSeen == b.lastSeen && a.txt.map(\.key) == b.txt.map(\.key)
+            && a.txt.map(\.value) == b.txt.map(\.value) && a.via == b.via && a.leftAt == b.leftAt
+            && a.host == b.host && a.port == b.port && a.appIDs == b.appIDs
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(instances)
+    }
+}
+
+/// A host that searched for Cast devices.
+public struct Client: Hashable, Sendable {
+    public var address: IPAddress
+    public var mac: MACAddress?
+    /// PKTAP process name (and pid) when the capture has it.
+    public var process: String?
+    /// mDNS query packets asking for the Cast type or a subtype.
+    public var queries: Int
+    /// Cast questions with the QU (unicast response) bit, and without it.
+    public var quQuestions: Int
+    public var qmQuestions: Int
+    /// App IDs it asked for (subtype queries), sorted.
+    public var appIDsQueried: [String]
+    public var firstQuery: Timestamp?
+    public var lastQuery: Timestamp?
+    public var firstQueryFrame: FrameRef?
+    /// Whether it sent legacy unicast queries (source port ≠ 5353).
+    public var legacyUnicast: Bool
+    /// SSDP M-SEARCHes for DIAL.
+    public var dialSearches: Int
+    public var firstDialSearch: Timestamp?
+    /// Intervals between its query bursts, in ms (the first ones, at most
+    /// ``TrackerLimits/maximumIntervalsKept``).
+    public var intervalsMs: [Double]
+    /// Whether, within each discovery session, intervals started at ≥ 1 s and at least
+    /// doubled (RFC 6762 §5.2, allowing 10 % jitter); `nil` with fewer than two intervals.
+    public var followsDoubling: Bool?
+    /// Discovery sessions started.
+    public var sessions: Int
+}
+
+/// The latency of one device for one discovery session of one client.
+public struct LatencyRow: Hashable, Sendable {
+    public var client: IPAddress
+    public var deviceID: String
+    public var sessionStart: Timestamp
+    public var sessionStartFrame: FrameRef
+    /// Session start → first PTR answer for the device that the client could receive.
+    public var firstAnswerMs: Double?
+    public var firstAnswerFrame: FrameRef?
+    /// Why `firstAnswerMs` is missing.
+    public var firstAnswerMissing: String?
+    /// Session start → SRV, TXT and an address all seen by the client.
+    public var resolvedMs: Double?
+    public var resolvedFrame: FrameRef?
+    /// Why `resolvedMs` is missing.
+    public var resolvedMissing: String?
+}
+
+/// How one device answered one client's queries.
+public struct ResponseStats: Hashable, Sendable {
+    public var client: IPAddress
+    public var deviceID: String
+    /// Queries the device was expected to answer (it was known under a name asked).
+    public var expected: Int
+    /// Queries it answered (a PTR for it reached the client before the next query).
+    public var answered: Int
+    /// Queries it rightly did not answer: the client listed its PTR as a known answer with at
+    /// least half the TTL (RFC 6762 §7.1).
+    public var suppressed: Int
+    /// Queries with no answer and no reason to withhold one.
+    public var missed: Int
+    /// Delay from query to answer, ms.
+    public var delay: Summary?
+    /// A few query frames that went unanswered (evidence).
+    public var missedFrames: [FrameRef]
+}
+
+/// count, min, p50, p90, max of a set of values (nearest-rank percentiles).
+public struct Summary: Hashable, Sendable {
+    public var count: Int
+    public var min: Double
+    public var p50: Double
+    public var p90: Double
+    public var max: Double
+
+    /// Summarises `values`, or returns `nil` for none.
+    public init?(_ values: [Double]) {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        func rank(_ p: Double) -> Double {
+            let index = Int((p * Double(sorted.count)).rounded(.up)) - 1
+            return sorted[Swift.max(0, Swift.min(sorted.count - 1, index))]
+        }
+        count = sorted.count
+        min = sorted[0]
+        p50 = rank(0.5)
+        p90 = rank(0.9)
+        max = sorted[sorted.count - 1]
+    }
+}
+
+/// Latency summaries for one device (or overall, with `deviceID == nil`).
+public struct LatencySummary: Hashable, Sendable {
+    public var deviceID: String?
+    public var firstAnswer: Summary?
+    public var resolved: Summary?
+    public var responseDelay: Summary?
+}
+
+/// A diagnosis finding (filled by the diagnosis engine; empty until then).
+public struct Finding: Hashable, Sendable {
+    public var code: String
+    public var severity: String
+    public var title: String
+    public var detail: String
+    public var advice: String
+    public var frames: [FrameRef]
+}
+
+/// Everything `castscope analyze` reports.
+public struct AnalysisReport: Sendable {
+    public static let schemaVersion = 1
+    public var captures: [CaptureInfo]
+    public var devices: [Device]
+    public var clients: [Client]
+    public var latency: [LatencyRow]
+    public var responses: [ResponseStats]
+    public var summaries: [LatencySummary]
+    public var overall: LatencySummary
+    public var findings: [Finding]
+    /// The session gap used, in seconds.
+    public var sessionGapSeconds: Double
+    /// Whether several files were analysed as one timeline.
+    public var merged: Bool
+}

@@ -1,0 +1,204 @@
+import WireFormat
+
+/// What one timeline (one capture, or several merged) showed, before devices are merged by id
+/// across timelines.
+public struct TimelineResult: Sendable {
+    struct DevicePart {
+        var id: String
+        var instances: [String]
+        var txt: CastTXT?
+        var host: String?
+        var port: Int?
+        var addresses: [IPAddress]
+        var appIDs: Set<String>
+        var browseNames: Set<String>
+        var firstSeen: Timestamp
+        var lastSeen: Timestamp
+        var firstFrame: FrameRef
+        var leftAt: Timestamp?
+        var leftFrame: FrameRef?
+        var ttls: [String: Set<UInt32>]
+        var sources: Set<IPAddress>
+    }
+
+    struct ClientPart {
+        var client: Client
+        var intervalCount: Int
+    }
+
+    struct ResponsePart {
+        var client: IPAddress
+        var deviceID: String
+        var counter: DiscoveryTracker.ResponseCounter
+    }
+
+    var devices: [DevicePart]
+    var dial: [DIALInfo]
+    var clients: [ClientPart]
+    var latency: [LatencyRow]
+    var responses: [ResponsePart]
+}
+
+extension DiscoveryTracker {
+    /// Ends the timeline: closes open queries and sessions and returns what was found.
+    public mutating func finish() -> TimelineResult {
+        for address in clientOrder {
+            var c = clients[address]!
+            if let q = c.pending {
+                close(q, client: &c)
+                c.pending = nil
+            }
+            if let s = c.current, c.finished.count < TrackerLimits.maximumSessionsKept { c.finished.append(s) }
+            c.current = nil
+            clients[address] = c
+        }
+
+        // Devices: instances grouped by TXT id (instance label when there is none).
+        var parts: [TimelineResult.DevicePart] = []
+        var keysByDevice: [String: [NameKey]] = [:]
+        for key in instanceOrder {
+            let i = instances[key]!
+            let id = i.txt?.id.flatMap { $0.isEmpty ? nil : $0 } ?? i.label
+            keysByDevice[id, default: []].append(key)
+            let host = i.srvTarget.map { NameKey($0) }
+            var ttls = i.ttls
+            if let host, let addressTTLs = addressTTLs[host] {
+                for (type, values) in addressTTLs { ttls[type, default: []].formUnion(values) }
+            }
+            let part = TimelineResult.DevicePart(
+                id: id, instances: [i.label], txt: i.txt, host: i.srvTarget?.description, port: i.srvPort.map(Int.init),
+                addresses: host.flatMap { hosts[$0]?.addresses } ?? [], appIDs: i.appIDs,
+                browseNames: Set(i.browseNames.map { DNSName(wire: $0.wire).description }), firstSeen: i.firstSeen,
+                lastSeen: i.lastSeen, firstFrame: i.firstFrame, leftAt: i.leftAt, leftFrame: i.leftFrame, ttls: ttls,
+                sources: i.sources)
+            if let index = parts.firstIndex(where: { $0.id == id }) {
+                parts[index].absorb(part)
+            } else {
+                parts.append(part)
+            }
+        }
+
+        // Latency: every session of every client, for every device.
+        var latency: [LatencyRow] = []
+        var responses: [TimelineResult.ResponsePart] = []
+        for address in clientOrder {
+            let c = clients[address]!
+            for session in c.finished {
+                for part in parts {
+                    latency.append(row(session, client: address, device: part, keys: keysByDevice[part.id] ?? []))
+                }
+            }
+            for part in parts {
+                var counter = ResponseCounter()
+                var any = false
+                for key in keysByDevice[part.id] ?? [] {
+                    guard let r = c.responses[key] else { continue }
+                    any = true
+                    counter.expected += r.expected
+                    counter.answered += r.answered
+                    counter.suppressed += r.suppressed
+                    counter.missed += r.missed
+                    counter.delays += r.delays
+                    counter.missedFrames += r.missedFrames
+                }
+                if any { responses.append(.init(client: address, deviceID: part.id, counter: counter)) }
+            }
+        }
+
+        let clientParts = clientOrder.map { address -> TimelineResult.ClientPart in
+            let c = clients[address]!
+            return TimelineResult.ClientPart(
+                client: Client(
+                    address: address, mac: c.mac, process: c.process, queries: c.queries, quQuestions: c.qu,
+                    qmQuestions: c.qm, appIDsQueried: c.appIDs.sorted(), firstQuery: c.firstQuery,
+                    lastQuery: c.lastQuery, firstQueryFrame: c.firstQueryFrame, legacyUnicast: c.legacyUnicast,
+                    dialSearches: c.dialSearches, firstDialSearch: c.firstDialSearch, intervalsMs: c.intervals,
+                    followsDoubling: c.intervalCount < 2 ? nil : !c.doublingViolated, sessions: c.sessionCount),
+                intervalCount: c.intervalCount)
+        }
+        return TimelineResult(
+            devices: parts, dial: dialOrder.map { dial[$0]!.info }, clients: clientParts, latency: latency,
+            responses: responses)
+    }
+
+    func row(_ s: SessionState, client: IPAddress, device: TimelineResult.DevicePart, keys: [NameKey]) -> LatencyRow {
+        var first: (time: Timestamp, frame: FrameRef)?
+        var resolved: (time: Timestamp, frame: FrameRef)?
+        var missingParts: [String] = []
+        for key in keys {
+            let p = s.progress[key] ?? SessionProgress()
+            if let a = p.firstAnswer, first == nil || a.time < first!.time { first = a }
+            var parts: [(time: Timestamp, frame: FrameRef)] = []
+            var missing: [String] = []
+            if let srv = p.srv { parts.append((srv.time, srv.frame)) } else { missing.append("SRV") }
+            if let txt = p.txt { parts.append(txt) } else { missing.append("TXT") }
+            if let srv = p.srv {
+                if let a = s.addressSeen[srv.target] {
+                    parts.append(a)
+                } else {
+                    missing.append("an A/AAAA record for \(DNSName(wire: srv.target.wire))")
+                }
+            } else {
+                missing.append("an address record")
+            }
+            if missing.isEmpty, let last = parts.max(by: { $0.time < $1.time }) {
+                if resolved == nil || last.time < resolved!.time { resolved = last }
+            } else if missingParts.isEmpty {
+                missingParts = missing
+            }
+        }
+        var firstReason: String?
+        if first == nil {
+            let asked = keys.contains { !(instances[$0]?.browseNames.isDisjoint(with: s.askedNames) ?? true) }
+            let left = keys.allSatisfy { k in instances[k]?.leftAt.map { $0 <= s.start } ?? false }
+            if !asked {
+                firstReason = "the client asked for no name this device was seen under"
+            } else if keys.contains(where: { s.knownAnswers.contains($0) }) {
+                firstReason = "withheld by known-answer suppression: the client already listed this device"
+            } else if left {
+                firstReason = "the device had said goodbye before the session started"
+            } else {
+                firstReason = "no PTR answer for this device reached the client during the session"
+            }
+        }
+        let ms = { (t: Timestamp) in Double(t.nanoseconds(since: s.start)) / 1e6 }
+        return LatencyRow(
+            client: client, deviceID: device.id, sessionStart: s.start, sessionStartFrame: s.startFrame,
+            firstAnswerMs: first.map { ms($0.time) }, firstAnswerFrame: first?.frame, firstAnswerMissing: firstReason,
+            resolvedMs: resolved.map { ms($0.time) }, resolvedFrame: resolved?.frame,
+            resolvedMissing: resolved == nil
+                ? "never saw "
+                    + (missingParts.isEmpty ? ["SRV", "TXT", "an address record"] : missingParts)
+                    .joined(separator: ", ") + " for it during the session"
+                : nil)
+    }
+}
+
+extension TimelineResult.DevicePart {
+    /// Merges another instance (or another timeline's view) of the same device.
+    mutating func absorb(_ other: TimelineResult.DevicePart) {
+        for i in other.instances where !instances.contains(i) { instances.append(i) }
+        if txt == nil || (other.lastSeen > lastSeen && other.txt != nil) { txt = other.txt ?? txt }
+        if host == nil || other.lastSeen > lastSeen, other.host != nil {
+            host = other.host
+            port = other.port
+        }
+        for a in other.addresses where !addresses.contains(a) { addresses.append(a) }
+        appIDs.formUnion(other.appIDs)
+        browseNames.formUnion(other.browseNames)
+        if other.firstSeen < firstSeen {
+            firstSeen = other.firstSeen
+            firstFrame = other.firstFrame
+        }
+        if other.lastSeen > lastSeen {
+            lastSeen = other.lastSeen
+            leftAt = other.leftAt
+            leftFrame = other.leftFrame
+        } else if leftAt == nil, other.leftAt != nil, other.lastSeen == lastSeen {
+            leftAt = other.leftAt
+            leftFrame = other.leftFrame
+        }
+        for (type, values) in other.ttls { ttls[type, default: []].formUnion(values) }
+        sources.formUnion(other.sources)
+    }
+}

@@ -1,0 +1,287 @@
+import CastDiscovery
+import WireFormat
+
+/// The `castscope analyze --format json` document, schema version 1 (docs/json-schema.md).
+///
+/// Times are RFC 3339 UTC strings with microseconds, durations are milliseconds (3 decimals),
+/// evidence frames are `{"capture": index into captures, "frame": Wireshark frame number}`.
+public enum AnalysisJSON {
+    /// Renders the whole report as pretty-printed JSON (2-space indent, stable key order),
+    /// ending with a newline.
+    public static func render(_ r: AnalysisReport) -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        w.int(AnalysisReport.schemaVersion, "schemaVersion")
+        w.string("castscope", "generator")
+        w.rawNumber(milliseconds(r.sessionGapSeconds * 1000), "sessionGapMs")
+        w.bool(r.merged, "merged")
+        w.beginArray("captures")
+        for c in r.captures {
+            w.beginObject()
+            w.string(c.file, "file")
+            w.string(c.linkType, "linkType")
+            w.int(c.packets, "packets")
+            w.int(c.discoveryPackets, "discoveryPackets")
+            w.int(c.malformedPackets, "malformedPackets")
+            w.bool(c.truncated, "truncated")
+            w.string(c.start.map(TimeFormat.rfc3339Micro), "start")
+            w.string(c.end.map(TimeFormat.rfc3339Micro), "end")
+            w.endObject()
+        }
+        w.endArray()
+        w.beginArray("devices")
+        for d in r.devices { device(d, &w) }
+        w.endArray()
+        w.beginArray("clients")
+        for c in r.clients { client(c, &w) }
+        w.endArray()
+        w.beginArray("latency")
+        for l in r.latency { latency(l, &w) }
+        w.endArray()
+        w.beginArray("responses")
+        for s in r.responses {
+            w.beginObject()
+            w.string(s.client.description, "client")
+            w.string(s.deviceID, "deviceId")
+            w.int(s.expected, "expected")
+            w.int(s.answered, "answered")
+            w.int(s.suppressed, "suppressed")
+            w.int(s.missed, "missed")
+            summary(s.delay, "delayMs", &w)
+            frames(s.missedFrames, "missedFrames", &w)
+            w.endObject()
+        }
+        w.endArray()
+        w.beginObject("summaries")
+        w.beginArray("devices")
+        for s in r.summaries { latencySummary(s, &w) }
+        w.endArray()
+        w.beginObject("overall")
+        summary(r.overall.firstAnswer, "firstAnswerMs", &w)
+        summary(r.overall.resolved, "resolvedMs", &w)
+        summary(r.overall.responseDelay, "responseDelayMs", &w)
+        w.endObject()
+        w.endObject()
+        w.beginArray("findings")
+        for f in r.findings {
+            w.beginObject()
+            w.string(f.code, "code")
+            w.string(f.severity, "severity")
+            w.string(f.title, "title")
+            w.string(f.detail, "detail")
+            w.string(f.advice, "advice")
+            frames(f.frames, "frames", &w)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        return pretty(w.output) + "\n"
+    }
+
+    static func device(_ d: Device, _ w: inout JSONWriter) {
+        w.beginObject()
+        w.string(d.id, "id")
+        w.string(d.instance, "instance")
+        strings(d.instances, "instances", &w)
+        w.string(d.friendlyName, "friendlyName")
+        w.string(d.model, "model")
+        w.string(d.kind.rawValue, "kind")
+        strings(d.capabilities, "capabilities", &w)
+        w.int(d.capabilityBits, "capabilityBits")
+        w.string(d.status, "status")
+        w.string(d.runningApp, "runningApp")
+        w.string(d.version, "version")
+        w.string(d.icon, "icon")
+        w.string(d.host, "host")
+        w.int(d.port, "port")
+        strings(d.addresses.map(\.description), "addresses", &w)
+        strings(d.appIDs, "appIds", &w)
+        w.beginObject("txt")
+        for (k, v) in d.txt { w.string(v, k) }
+        w.endObject()
+        w.string(TimeFormat.rfc3339Micro(d.firstSeen), "firstSeen")
+        w.string(TimeFormat.rfc3339Micro(d.lastSeen), "lastSeen")
+        w.string(d.leftAt.map(TimeFormat.rfc3339Micro), "leftAt")
+        strings(d.via, "via", &w)
+        w.beginObject("ttls")
+        for (type, values) in d.ttls {
+            w.beginArray(type)
+            for v in values { w.int(v) }
+            w.endArray()
+        }
+        w.endObject()
+        strings(d.sources.map(\.description), "sources", &w)
+        frame(d.firstFrame, "firstFrame", &w)
+        frame(d.leftFrame, "leftFrame", &w)
+        if let dial = d.dial {
+            w.beginObject("dial")
+            w.string(dial.location, "location")
+            w.string(dial.usn, "usn")
+            w.string(dial.server, "server")
+            w.string(dial.address.description, "address")
+            w.string(TimeFormat.rfc3339Micro(dial.firstSeen), "firstSeen")
+            w.string(TimeFormat.rfc3339Micro(dial.lastSeen), "lastSeen")
+            w.string(dial.leftAt.map(TimeFormat.rfc3339Micro), "leftAt")
+            frame(dial.firstFrame, "firstFrame", &w)
+            w.endObject()
+        } else {
+            w.string(nil, "dial")
+        }
+        w.endObject()
+    }
+
+    static func client(_ c: Client, _ w: inout JSONWriter) {
+        w.beginObject()
+        w.string(c.address.description, "address")
+        w.string(c.mac?.description, "mac")
+        w.string(c.process, "process")
+        w.int(c.queries, "queries")
+        w.int(c.quQuestions, "quQuestions")
+        w.int(c.qmQuestions, "qmQuestions")
+        strings(c.appIDsQueried, "appIdsQueried", &w)
+        w.string(c.firstQuery.map(TimeFormat.rfc3339Micro), "firstQuery")
+        w.string(c.lastQuery.map(TimeFormat.rfc3339Micro), "lastQuery")
+        frame(c.firstQueryFrame, "firstQueryFrame", &w)
+        w.bool(c.legacyUnicast, "legacyUnicast")
+        w.int(c.dialSearches, "dialSearches")
+        w.string(c.firstDialSearch.map(TimeFormat.rfc3339Micro), "firstDialSearch")
+        w.beginArray("intervalsMs")
+        for i in c.intervalsMs { w.rawNumber(milliseconds(i)) }
+        w.endArray()
+        w.bool(c.followsDoubling, "followsDoubling")
+        w.int(c.sessions, "sessions")
+        w.endObject()
+    }
+
+    static func latency(_ l: LatencyRow, _ w: inout JSONWriter) {
+        w.beginObject()
+        w.string(l.client.description, "client")
+        w.string(l.deviceID, "deviceId")
+        w.string(TimeFormat.rfc3339Micro(l.sessionStart), "sessionStart")
+        frame(l.sessionStartFrame, "sessionStartFrame", &w)
+        w.rawNumber(l.firstAnswerMs.map(milliseconds) ?? "null", "firstAnswerMs")
+        frame(l.firstAnswerFrame, "firstAnswerFrame", &w)
+        w.string(l.firstAnswerMissing, "firstAnswerMissing")
+        w.rawNumber(l.resolvedMs.map(milliseconds) ?? "null", "resolvedMs")
+        frame(l.resolvedFrame, "resolvedFrame", &w)
+        w.string(l.resolvedMissing, "resolvedMissing")
+        w.endObject()
+    }
+
+    static func latencySummary(_ s: LatencySummary, _ w: inout JSONWriter) {
+        w.beginObject()
+        w.string(s.deviceID, "deviceId")
+        summary(s.firstAnswer, "firstAnswerMs", &w)
+        summary(s.resolved, "resolvedMs", &w)
+        summary(s.responseDelay, "responseDelayMs", &w)
+        w.endObject()
+    }
+
+    static func summary(_ s: Summary?, _ key: String, _ w: inout JSONWriter) {
+        guard let s else {
+            w.string(nil, key)
+            return
+        }
+        w.beginObject(key)
+        w.int(s.count, "count")
+        w.rawNumber(milliseconds(s.min), "min")
+        w.rawNumber(milliseconds(s.p50), "p50")
+        w.rawNumber(milliseconds(s.p90), "p90")
+        w.rawNumber(milliseconds(s.max), "max")
+        w.endObject()
+    }
+
+    static func frame(_ f: FrameRef?, _ key: String, _ w: inout JSONWriter) {
+        guard let f else {
+            w.string(nil, key)
+            return
+        }
+        w.beginObject(key)
+        w.int(f.capture, "capture")
+        w.int(f.frame, "frame")
+        w.endObject()
+    }
+
+    static func frames(_ fs: [FrameRef], _ key: String, _ w: inout JSONWriter) {
+        w.beginArray(key)
+        for f in fs {
+            w.beginObject()
+            w.int(f.capture, "capture")
+            w.int(f.frame, "frame")
+            w.endObject()
+        }
+        w.endArray()
+    }
+
+    static func strings(_ values: [String], _ key: String, _ w: inout JSONWriter) {
+        w.beginArray(key)
+        for v in values { w.string(v) }
+        w.endArray()
+    }
+
+    /// A millisecond value with 3 decimals (microsecond resolution), no exponent.
+    public static func milliseconds(_ ms: Double) -> String {
+        let micro = Int64((ms * 1000).rounded())
+        let sign = micro < 0 ? "-" : ""
+        let m = micro < 0 ? -micro : micro
+        let frac = String(m % 1000)
+        return "\(sign)\(m / 1000).\(String(repeating: "0", count: 3 - frac.count))\(frac)"
+    }
+
+    /// Re-indents compact JSON (2 spaces); strings are copied untouched.
+    static func pretty(_ compact: String) -> String {
+        var out = ""
+        var depth = 0
+        var inString = false
+        var escaped = false
+        let scalars = Array(compact.unicodeScalars)
+        var i = 0
+        func newline() {
+            out += "\n" + String(repeating: "  ", count: depth)
+        }
+        while i < scalars.count {
+            let c = scalars[i]
+            if inString {
+                out.unicodeScalars.append(c)
+                if escaped {
+                    escaped = false
+                } else if c == "\\" {
+                    escaped = true
+                } else if c == "\"" {
+                    inString = false
+                }
+                i += 1
+                continue
+            }
+            switch c {
+            case "\"":
+                inString = true
+                out.unicodeScalars.append(c)
+            case "{", "[":
+                let close: Unicode.Scalar = c == "{" ? "}" : "]"
+                if i + 1 < scalars.count, scalars[i + 1] == close {
+                    out.unicodeScalars.append(c)
+                    out.unicodeScalars.append(close)
+                    i += 2
+                    continue
+                }
+                out.unicodeScalars.append(c)
+                depth += 1
+                newline()
+            case "}", "]":
+                depth -= 1
+                newline()
+                out.unicodeScalars.append(c)
+            case ",":
+                out += ","
+                newline()
+            case ":":
+                out += ": "
+            default:
+                out.unicodeScalars.append(c)
+            }
+            i += 1
+        }
+        return out
+    }
+}

@@ -1,0 +1,145 @@
+import CastDiscovery
+import WireFormat
+
+/// The rows shared by the text and Markdown renderings of an analysis, as plain (not yet
+/// escaped) strings.
+enum AnalysisTables {
+    static func deviceName(_ d: Device) -> String { d.friendlyName ?? d.instance ?? d.id }
+
+    static func devicesByID(_ r: AnalysisReport) -> [String: Device] {
+        var m: [String: Device] = [:]
+        for d in r.devices { m[d.id] = d }
+        return m
+    }
+
+    static let deviceHeader = ["Name", "Model", "Kind", "Address", "Port", "Status", "Via", "App IDs"]
+
+    static func deviceRows(_ r: AnalysisReport) -> [[String]] {
+        r.devices.map { d in
+            var status = d.status ?? "-"
+            if d.leftAt != nil { status = "left" }
+            return [
+                deviceName(d), d.model ?? "-", d.kind.rawValue,
+                d.addresses.first(where: { if case .v4 = $0 { return true } else { return false } })?.description
+                    ?? d.addresses.first?.description ?? "-",
+                d.port.map(String.init) ?? "-", status, d.via.joined(separator: "+"),
+                d.appIDs.isEmpty ? "-" : d.appIDs.joined(separator: ","),
+            ]
+        }
+    }
+
+    static let clientHeader = ["Client", "Queries", "QU/QM", "Sessions", "App IDs", "Doubling", "Legacy", "DIAL"]
+
+    static func clientRows(_ r: AnalysisReport) -> [[String]] {
+        r.clients.map { c in
+            [
+                c.address.description + (c.process.map { " (\($0))" } ?? ""), String(c.queries),
+                "\(c.quQuestions)/\(c.qmQuestions)", String(c.sessions),
+                c.appIDsQueried.isEmpty ? "-" : c.appIDsQueried.joined(separator: ","),
+                c.followsDoubling.map { $0 ? "yes" : "no" } ?? "-", c.legacyUnicast ? "yes" : "no",
+                String(c.dialSearches),
+            ]
+        }
+    }
+
+    static let latencyHeader = ["Client", "Device", "Session start", "First answer", "Resolved"]
+
+    /// Latency rows, and the distinct reasons for missing values (numbered notes).
+    static func latencyRows(_ r: AnalysisReport) -> (rows: [[String]], notes: [String]) {
+        let byID = devicesByID(r)
+        var notes: [String] = []
+        func note(_ reason: String?) -> String {
+            guard let reason else { return "-" }
+            if let i = notes.firstIndex(of: reason) { return "- [\(i + 1)]" }
+            notes.append(reason)
+            return "- [\(notes.count)]"
+        }
+        let rows = r.latency.map { l in
+            [
+                l.client.description, byID[l.deviceID].map(deviceName) ?? l.deviceID,
+                TimeFormat.clock(l.sessionStart),
+                l.firstAnswerMs.map { ms($0) } ?? note(l.firstAnswerMissing),
+                l.resolvedMs.map { ms($0) } ?? note(l.resolvedMissing),
+            ]
+        }
+        return (rows, notes)
+    }
+
+    static let responseHeader = [
+        "Client", "Device", "Expected", "Answered", "Suppressed", "Missed", "Delay p50/p90/max",
+    ]
+
+    static func responseRows(_ r: AnalysisReport) -> [[String]] {
+        let byID = devicesByID(r)
+        return r.responses.map { s in
+            [
+                s.client.description, byID[s.deviceID].map(deviceName) ?? s.deviceID, String(s.expected),
+                String(s.answered), String(s.suppressed), String(s.missed),
+                s.delay.map { "\(ms($0.p50))/\(ms($0.p90))/\(ms($0.max))" } ?? "-",
+            ]
+        }
+    }
+
+    static let summaryHeader = ["Device", "First answer n/min/p50/p90/max", "Resolved n/min/p50/p90/max"]
+
+    static func summaryRows(_ r: AnalysisReport) -> [[String]] {
+        let byID = devicesByID(r)
+        var rows = r.summaries.map { s in
+            [
+                s.deviceID.flatMap { byID[$0] }.map(deviceName) ?? s.deviceID ?? "-", five(s.firstAnswer),
+                five(s.resolved),
+            ]
+        }
+        rows.append(["(all)", five(r.overall.firstAnswer), five(r.overall.resolved)])
+        return rows
+    }
+
+    static func five(_ s: Summary?) -> String {
+        guard let s else { return "-" }
+        return "\(s.count) / \(ms(s.min)) / \(ms(s.p50)) / \(ms(s.p90)) / \(ms(s.max))"
+    }
+
+    /// Milliseconds with one decimal.
+    static func ms(_ v: Double) -> String {
+        let tenths = Int64((v * 10).rounded())
+        let sign = tenths < 0 ? "-" : ""
+        let t = tenths < 0 ? -tenths : tenths
+        return "\(sign)\(t / 10).\(t % 10)"
+    }
+
+    static func countsLine(_ r: AnalysisReport) -> String {
+        var kinds: [String] = []
+        for k in DeviceKind.allCases {
+            let n = r.devices.filter { $0.kind == k }.count
+            if n > 0 { kinds.append("\(n) \(k.rawValue)") }
+        }
+        let sessions = r.clients.reduce(0) { $0 + $1.sessions }
+        let queries = r.clients.reduce(0) { $0 + $1.queries }
+        let left = r.devices.filter { $0.leftAt != nil }.count
+        var s = "\(r.devices.count) device\(r.devices.count == 1 ? "" : "s")"
+        if !kinds.isEmpty { s += " (" + kinds.joined(separator: ", ") + ")" }
+        s += ", \(r.clients.count) client\(r.clients.count == 1 ? "" : "s"), \(sessions) discovery session"
+        s += sessions == 1 ? "" : "s"
+        s += ", \(queries) Cast quer\(queries == 1 ? "y" : "ies")"
+        if left > 0 { s += ", \(left) left with a goodbye" }
+        return s
+    }
+
+    static func captureLine(_ c: CaptureInfo) -> String {
+        var s =
+            "\(c.linkType), \(c.packets) frames, \(c.discoveryPackets) discovery packets, \(c.malformedPackets) malformed"
+        if let start = c.start, let end = c.end {
+            s += ", \(TimeFormat.readable(start).prefix(23)) UTC, \(ms(Double(end.nanoseconds(since: start)) / 1e6)) ms"
+        }
+        if c.truncated { s += ", cut off mid-record" }
+        return s
+    }
+}
+
+extension TimeFormat {
+    /// `23:40:01.123` (UTC).
+    public static func clock(_ t: Timestamp) -> String {
+        let (_, time) = parts(t)
+        return String(time.prefix(12))
+    }
+}

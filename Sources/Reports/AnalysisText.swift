@@ -1,0 +1,68 @@
+import CastDiscovery
+import WireFormat
+
+/// The terminal rendering of `castscope analyze`: tables that fit 100 columns, every
+/// network string sanitised.
+public enum AnalysisText {
+    /// The widest line the tables produce.
+    public static let width = 100
+
+    public static func render(_ r: AnalysisReport) -> String {
+        var out = ""
+        for c in r.captures {
+            out += clip("Capture \(c.file)") + "\n" + clip("  " + AnalysisTables.captureLine(c)) + "\n"
+        }
+        out += "\n" + AnalysisTables.countsLine(r) + "\n"
+
+        out += "\nDevices (\(r.devices.count))\n"
+        out += table(AnalysisTables.deviceHeader, AnalysisTables.deviceRows(r), widths: [17, 15, 7, 15, 5, 6, 9, 10])
+        for d in r.devices {
+            var line = "  \(TerminalText.sanitize(AnalysisTables.deviceName(d))): id \(TerminalText.sanitize(d.id))"
+            if let ca = d.capabilityBits { line += ", ca=\(ca) " + d.capabilities.joined(separator: ",") }
+            out += clip(line) + "\n"
+        }
+
+        out += "\nClients (\(r.clients.count))\n"
+        out += table(AnalysisTables.clientHeader, AnalysisTables.clientRows(r), widths: [28, 7, 7, 8, 16, 8, 6, 4])
+
+        let (rows, notes) = AnalysisTables.latencyRows(r)
+        out += "\nLatency, ms from session start (session gap \(AnalysisTables.ms(r.sessionGapSeconds * 1000)) ms)\n"
+        out += table(AnalysisTables.latencyHeader, rows, widths: [28, 24, 13, 12, 12])
+        for (i, n) in notes.enumerated() { out += clip("  [\(i + 1)] \(n)") + "\n" }
+
+        if !r.responses.isEmpty {
+            out += "\nAnswers to queries\n"
+            out += table(
+                AnalysisTables.responseHeader, AnalysisTables.responseRows(r), widths: [18, 18, 8, 8, 10, 6, 17])
+        }
+
+        out += "\nSummary, ms\n"
+        out += table(AnalysisTables.summaryHeader, AnalysisTables.summaryRows(r), widths: [22, 36, 36])
+        return out
+    }
+
+    /// A left-aligned table with two leading spaces and two spaces between columns; cells
+    /// longer than their width end in `…`.
+    static func table(_ header: [String], _ rows: [[String]], widths: [Int]) -> String {
+        var out = ""
+        for row in [header] + rows {
+            var cells: [String] = []
+            for (i, cell) in row.enumerated() {
+                let w = widths[i]
+                var text = TerminalText.sanitize(cell)
+                if text.count > w { text = String(text.prefix(w - 1)) + "…" }
+                cells.append(text + String(repeating: " ", count: w - text.count))
+            }
+            var line = "  " + cells.joined(separator: "  ")
+            while line.hasSuffix(" ") { line.removeLast() }
+            out += line + "\n"
+        }
+        if rows.isEmpty { out += "  (none)\n" }
+        return out
+    }
+
+    static func clip(_ s: String) -> String {
+        let t = TerminalText.sanitize(s)
+        return t.count > width ? String(t.prefix(width - 1)) + "…" : t
+    }
+}

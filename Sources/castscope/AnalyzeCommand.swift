@@ -1,0 +1,203 @@
+import CastDiscovery
+import PcapCapture
+import Reports
+import WireFormat
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `castscope analyze`: devices, clients and discovery latency.
+enum AnalyzeCommand {
+    enum Format: String {
+        case text, json, markdown
+    }
+
+    struct Options {
+        var format = Format.text
+        var output: String?
+        var analysis = AnalysisOptions()
+        var merge = false
+        var prefilter = true
+        var files: [String] = []
+    }
+
+    static func parse(_ arguments: [String]) -> Result<Options, UsageError> {
+        var o = Options()
+        var i = 0
+        var onlyFiles = false
+        func value(_ name: String) -> String? {
+            guard i < arguments.count else { return nil }
+            defer { i += 1 }
+            return arguments[i]
+        }
+        while i < arguments.count {
+            var a = arguments[i]
+            i += 1
+            if onlyFiles || a == "-" || !a.hasPrefix("-") {
+                o.files.append(a)
+                continue
+            }
+            var inline: String?
+            if a.hasPrefix("--"), let eq = a.firstIndex(of: "=") {
+                inline = String(a[a.index(after: eq)...])
+                a = String(a[..<eq])
+            }
+            func required() -> Result<String, UsageError> {
+                if let inline { return .success(inline) }
+                guard let v = value(a) else { return .failure(UsageError(message: "\(a) needs a value")) }
+                return .success(v)
+            }
+            switch a {
+            case "--":
+                onlyFiles = true
+            case "-h", "--help":
+                return .failure(UsageError(message: nil))
+            case "--merge":
+                o.merge = true
+            case "--no-filter":
+                o.prefilter = false
+            case "--format", "-f":
+                switch required() {
+                case .failure(let e): return .failure(e)
+                case .success(let v):
+                    guard let f = Format(rawValue: v) else {
+                        return .failure(UsageError(message: "unknown format '\(v)': use text, json or markdown"))
+                    }
+                    o.format = f
+                }
+            case "-o", "--output":
+                switch required() {
+                case .failure(let e): return .failure(e)
+                case .success(let v): o.output = v
+                }
+            case "--session-gap":
+                switch required() {
+                case .failure(let e): return .failure(e)
+                case .success(let v):
+                    guard let seconds = Double(v), seconds > 0, seconds < 1e9 else {
+                        return .failure(
+                            UsageError(message: "--session-gap needs a positive number of seconds, not '\(v)'"))
+                    }
+                    o.analysis.sessionGapNanoseconds = Int64(seconds * 1e9)
+                }
+            case "--client":
+                switch required() {
+                case .failure(let e): return .failure(e)
+                case .success(let v):
+                    guard let address = IPAddress(v) else {
+                        return .failure(UsageError(message: "--client needs an IPv4 or IPv6 address, not '\(v)'"))
+                    }
+                    o.analysis.clients.insert(address)
+                }
+            default:
+                return .failure(UsageError(message: "unknown option '\(a)'"))
+            }
+        }
+        if o.files.isEmpty { return .failure(UsageError(message: "no capture file given")) }
+        return .success(o)
+    }
+
+    static func run(_ arguments: [String]) -> ExitStatus {
+        let o: Options
+        switch parse(arguments) {
+        case .success(let parsed): o = parsed
+        case .failure(let e):
+            if let message = e.message {
+                printError("analyze: \(message)")
+                Output.standardError.write(analyzeUsage + "\n")
+                return .usage
+            }
+            Output.standardOutput.write(analyzeUsage + "\n")
+            return .success
+        }
+
+        var status = ExitStatus.success
+        var captures: [CaptureInfo] = []
+        var timelines: [TimelineResult] = []
+        var shared = DiscoveryTracker(options: o.analysis)
+        for path in o.files {
+            var run: CaptureRun
+            switch CaptureRun.open(path, prefilter: o.prefilter) {
+            case .success(let r): run = r
+            case .failure(let e):
+                if status == .success { status = e.status }
+                continue
+            }
+            let index = captures.count
+            var tracker = o.merge ? shared : DiscoveryTracker(options: o.analysis)
+            let (records, end, notes) = run.run { packet in tracker.ingest(packet, capture: index) }
+            if o.merge { shared = tracker } else { timelines.append(tracker.finish()) }
+            let stats = run.decoder.statistics
+            var truncated = false
+            if case .truncated = end { truncated = true }
+            if case .error = end, status == .success { status = .dataError }
+            captures.append(
+                CaptureInfo(
+                    file: path, linkType: run.file.linkTypeName, packets: records,
+                    discoveryPackets: stats.discoveryPackets, malformedPackets: stats.malformedPackets,
+                    truncated: truncated, start: run.file.firstTimestamp, end: run.file.lastTimestamp))
+            for n in notes { printError("warning: \(TerminalText.sanitize(run.shownName)): \(n)") }
+        }
+        if captures.isEmpty { return status }
+        if o.merge { timelines = [shared.finish()] }
+        let report = AnalysisReport(captures: captures, timelines: timelines, options: o.analysis, merged: o.merge)
+        let text: String
+        switch o.format {
+        case .text: text = AnalysisText.render(report)
+        case .json: text = AnalysisJSON.render(report)
+        case .markdown: text = AnalysisMarkdown.render(report)
+        }
+        if let path = o.output {
+            guard writeFile(path, text) else { return .cannotCreate }
+        } else {
+            Output.standardOutput.write(text)
+        }
+        return status
+    }
+
+    /// Writes `text` to `path` (replacing it); prints the error and returns false on failure.
+    static func writeFile(_ path: String, _ text: String) -> Bool {
+        guard let f = fopen(path, "w") else {
+            printError("cannot write \(path): \(String(cString: strerror(errno)))")
+            return false
+        }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
+        let closed = fclose(f) == 0
+        guard written == bytes.count, closed else {
+            printError("cannot write \(path): \(String(cString: strerror(errno)))")
+            return false
+        }
+        return true
+    }
+}
+
+let analyzeUsage = """
+    USAGE: castscope analyze [--format text|json|markdown] [-o FILE] [--session-gap S]
+                             [--client ADDR]... [--merge] FILE...
+
+    Builds the Cast picture of the captures: which receivers were visible (mDNS and DIAL),
+    which hosts searched for them, and how fast each device answered each searcher.
+
+    OPTIONS:
+      --format text        Tables for a terminal (default; fits 100 columns).
+      --format json        The documented JSON contract, schema version 1 (docs/json-schema.md).
+      --format markdown    Tables that paste well into an issue tracker.
+      -o, --output FILE    Write the report to FILE instead of standard output.
+      --session-gap S      A Cast query after at least S seconds without one from the same
+                           client starts a new discovery session (default 60).
+      --client ADDR        Only this client (repeatable).
+      --merge              Treat several files as one timeline (default: each file is its own
+                           timeline; devices still merge by id).
+      --no-filter          Do not apply the lossless BPF prefilter.
+      -h, --help           Show this help.
+
+    LATENCY:
+      firstAnswerMs  session start -> first PTR answer for the device that the client could
+                     receive (multicast, or unicast to it), under a name it asked for.
+      resolvedMs     session start -> the device's SRV, TXT and an address record all seen.
+      Missing values are null, with the reason.
+    """
