@@ -2,11 +2,12 @@
 SWIFT ?= swift
 BIN := .build/release/castscope
 DEMO_CAPTURE := captures/multi-device.pcap
-# Debian packages: libpcap-dev to build; tshark (the reference decoder) and python3 for tests.
+# Debian packages: libpcap-dev to build; tshark (the reference decoder), python3 and
+# python3-jsonschema (Debian's python, /usr/bin/python3, checks the JSON contract) for tests.
 BUILD_PACKAGES := libpcap-dev
-TEST_PACKAGES := libpcap-dev tshark python3
+TEST_PACKAGES := libpcap-dev tshark python3 python3-jsonschema
 
-.PHONY: all build deps test-deps demo test unit lint cli golden golden-update differential clean
+.PHONY: all build deps test-deps demo test unit lint cli schema golden golden-update differential clean
 
 all: build
 
@@ -20,13 +21,16 @@ build: deps
 	$(SWIFT) build -c release
 
 demo: build
-	$(BIN) dump $(DEMO_CAPTURE)
+	$(BIN) analyze $(DEMO_CAPTURE)
 
 unit: deps
 	$(SWIFT) test
 
 cli: build
 	Tests/cli/run.sh
+
+schema: build
+	/usr/bin/python3 Tests/schema/validate.py
 
 golden: build
 	Tests/golden/run.sh
@@ -44,6 +48,7 @@ test: test-deps build lint
 	$(SWIFT) test
 	Tests/cli/run.sh
 	Tests/golden/run.sh
+	/usr/bin/python3 Tests/schema/validate.py
 	python3 Tests/differential/tshark_diff.py
 
 clean:

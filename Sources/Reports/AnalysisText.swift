@@ -15,11 +15,13 @@ public enum AnalysisText {
         out += "\n" + AnalysisTables.countsLine(r) + "\n"
 
         out += "\nDevices (\(r.devices.count))\n"
-        out += table(AnalysisTables.deviceHeader, AnalysisTables.deviceRows(r), widths: [17, 15, 7, 15, 5, 6, 9, 10])
+        out += table(AnalysisTables.deviceHeader, AnalysisTables.deviceRows(r), widths: [17, 17, 7, 15, 5, 6, 9, 8])
         for d in r.devices {
-            var line = "  \(TerminalText.sanitize(AnalysisTables.deviceName(d))): id \(TerminalText.sanitize(d.id))"
-            if let ca = d.capabilityBits { line += ", ca=\(ca) " + d.capabilities.joined(separator: ",") }
-            out += clip(line) + "\n"
+            var words = ["\(AnalysisTables.deviceName(d)):", "id", d.id]
+            if let ca = d.capabilityBits { words += ["ca=\(ca)"] + d.capabilities }
+            if let host = d.host { words += ["host", host] }
+            if d.addresses.count > 1 { words += ["addresses"] + d.addresses.map(\.description) }
+            out += wrap(words)
         }
 
         out += "\nClients (\(r.clients.count))\n"
@@ -59,6 +61,21 @@ public enum AnalysisText {
         }
         if rows.isEmpty { out += "  (none)\n" }
         return out
+    }
+
+    /// Words joined by spaces, wrapped at ``width`` with continuation lines indented by 4.
+    static func wrap(_ words: [String]) -> String {
+        var out = ""
+        var line = " "
+        for word in words.map(TerminalText.sanitize) {
+            let w = word.count > width - 6 ? String(word.prefix(width - 7)) + "…" : word
+            if line.count + 1 + w.count > width {
+                out += line + "\n"
+                line = "   "
+            }
+            line += " " + w
+        }
+        return out + line + "\n"
     }
 
     static func clip(_ s: String) -> String {

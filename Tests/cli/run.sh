@@ -184,6 +184,39 @@ else
   fail "mergecap (wireshark-common) is needed for the mixed link-type check"
 fi
 
+# ---------------------------------------------------------------- analyze
+run analyze --session-gap -3 captures/goodbye.pcap
+check "analyze --session-gap -3 exits 64" eval 'rc_is 64 && err_has "session-gap" && out_empty'
+
+run analyze --client not-an-address captures/goodbye.pcap
+check "analyze --client with a bad address exits 64" eval 'rc_is 64 && err_has "not-an-address" && out_empty'
+
+run analyze --format yaml captures/goodbye.pcap
+check "analyze --format yaml exits 64" eval 'rc_is 64 && out_empty'
+
+run analyze "$T/does-not-exist.pcap"
+check "analyze a missing file exits 66" eval 'rc_is 66 && one_error_line && out_empty'
+
+run analyze --format json -o "$T/report.json" captures/goodbye.pcap
+check "analyze -o writes the report to the file, not stdout" \
+  eval 'rc_is 0 && out_empty && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"schemaVersion\"]==1" "$T/report.json"'
+
+run analyze -o "$T/no-such-dir/report.txt" captures/goodbye.pcap
+check "analyze -o into a missing directory exits 73" eval 'rc_is 73 && err_has "cannot write"'
+
+wide=""
+for capture in captures/*.pcap; do
+  run analyze "$capture"
+  if [[ $RC != 0 ]]; then wide="$wide $capture(rc=$RC)"; continue; fi
+  if ! python3 -c 'import sys; sys.exit(any(len(l.rstrip("\n")) > 100 for l in open(sys.argv[1], encoding="utf-8")))' "$T/out"; then
+    wide="$wide $capture"
+  fi
+done
+check "analyze text fits 100 columns on every capture" eval '[[ -z "$wide" ]] || { echo "too wide:$wide" >"$T/err"; false; }'
+
+run help analyze
+check "help analyze exits 0 with analyze's usage" eval 'rc_is 0 && out_has "castscope analyze" && out_has "--session-gap"'
+
 # ---------------------------------------------------------------- help
 run --help
 check "--help exits 0 with usage on stdout" eval 'rc_is 0 && out_has "USAGE:" && out_has "castscope dump" && [[ ! -s $T/err ]]'
