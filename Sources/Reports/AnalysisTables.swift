@@ -66,7 +66,7 @@ enum AnalysisTables {
     }
 
     static let responseHeader = [
-        "Client", "Device", "Expected", "Answered", "Suppressed", "Missed", "Delay p50/p90/max",
+        "Client", "Device", "Exp.", "Ans.", "Sup.", "Miss", "Delay p50/p90/max, ms",
     ]
 
     static func responseRows(_ r: AnalysisReport) -> [[String]] {

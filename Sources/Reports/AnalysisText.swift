@@ -33,9 +33,9 @@ public enum AnalysisText {
         for (i, n) in notes.enumerated() { out += clip("  [\(i + 1)] \(n)") + "\n" }
 
         if !r.responses.isEmpty {
-            out += "\nAnswers to queries\n"
+            out += "\nAnswers to queries (expected, answered, suppressed by known answers, missed)\n"
             out += table(
-                AnalysisTables.responseHeader, AnalysisTables.responseRows(r), widths: [18, 18, 8, 8, 10, 6, 17])
+                AnalysisTables.responseHeader, AnalysisTables.responseRows(r), widths: [26, 18, 4, 4, 4, 4, 26])
         }
 
         out += "\nSummary, ms\n"
