@@ -30,6 +30,7 @@ cli: build
 	Tests/cli/run.sh
 
 schema: build
+	/usr/bin/python3 Tests/schema/validate.py --self-test
 	/usr/bin/python3 Tests/schema/validate.py
 
 golden: build
@@ -48,6 +49,7 @@ test: test-deps build lint
 	$(SWIFT) test
 	Tests/cli/run.sh
 	Tests/golden/run.sh
+	/usr/bin/python3 Tests/schema/validate.py --self-test
 	/usr/bin/python3 Tests/schema/validate.py
 	python3 Tests/differential/tshark_diff.py
 

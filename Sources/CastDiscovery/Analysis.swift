@@ -31,6 +31,7 @@ extension AnalysisReport {
                 if var existing = dialByKey[key] {
                     existing.lastSeen = Swift.max(existing.lastSeen, info.lastSeen)
                     existing.leftAt = info.leftAt
+                    existing.leftFrame = info.leftFrame
                     dialByKey[key] = existing
                 } else {
                     dialByKey[key] = info
@@ -190,7 +191,7 @@ extension Device {
         ttls = []
         sources = [info.address]
         firstFrame = info.firstFrame
-        leftFrame = nil
+        leftFrame = info.leftFrame
         dial = info
     }
 

@@ -11,8 +11,9 @@ public struct AnalysisOptions: Hashable, Sendable {
     /// one query per name); intervals are measured between bursts.
     public var burstNanoseconds: Int64 = 250_000_000
     /// How long after a query an answer still counts as its answer (unless the client queries
-    /// again first).
-    public var responseWindowNanoseconds: Int64 = 10_000_000_000
+    /// again first). RFC 6762 §6 has responders answer within 500 ms even with a TC delay; 1 s
+    /// leaves room for a slow device without crediting a query with a later, unrelated answer.
+    public var responseWindowNanoseconds: Int64 = 1_000_000_000
 
     public init() {}
 }
@@ -177,7 +178,8 @@ public struct DiscoveryTracker {
                 } else {
                     instances[key]!.leftAt = nil
                     instances[key]!.leftFrame = nil
-                    instances[key]!.ptrTTL = record.ttl
+                    // Legacy unicast answers cap TTLs at 10 s (RFC 6762 §6.7): not the true TTL.
+                    if !packet.legacyUnicast { instances[key]!.ptrTTL = record.ttl }
                     instances[key]!.browseNames.insert(NameKey(record.name))
                     if case .subtype(let app) = owner { instances[key]!.appIDs.insert(app) }
                 }
@@ -237,8 +239,15 @@ public struct DiscoveryTracker {
         addressTTLs[key, default: [:]][type, default: []].insert(ttl)
     }
 
+    /// Whether `client` could receive `packet`: unicast to it, or multicast in its address
+    /// family (an IPv6 client address is a socket on ff02::fb, which IPv4 answers do not reach).
     func canReceive(_ packet: DiscoveryPacket, client: IPAddress) -> Bool {
-        packet.destination.isMulticast || packet.destination == client
+        if packet.destination == client { return true }
+        guard packet.destination.isMulticast else { return false }
+        switch (packet.destination, client) {
+        case (.v4, .v4), (.v6, .v6): return true
+        default: return false
+        }
     }
 
     mutating func updateClient(_ address: IPAddress, records: [DNSResourceRecord], time: Timestamp, frame: FrameRef) {
@@ -282,6 +291,9 @@ public struct DiscoveryTracker {
     // MARK: Queries: what clients asked
 
     mutating func ingestQuery(_ message: DNSMessage, packet: DiscoveryPacket, frame: FrameRef) {
+        // A query with records in its authority section is a probe (RFC 6762 §8.2): a
+        // responder checking its own names, not a sender browsing.
+        guard message.authorities.isEmpty else { return }
         var castQuestions: [(DNSQuestion, CastName)] = []
         for q in message.questions {
             if let name = CastName(q.name), name.isBrowseName { castQuestions.append((q, name)) }
@@ -337,7 +349,11 @@ public struct DiscoveryTracker {
         }
         c.current!.askedNames.formUnion(names)
         for record in message.answers where record.type == .ptr && names.contains(NameKey(record.name)) {
-            if case .name(let target) = record.data { c.current!.knownAnswers.insert(NameKey(target)) }
+            guard case .name(let target) = record.data else { continue }
+            let key = NameKey(target)
+            if let ttl = instances[key]?.ptrTTL, UInt64(record.ttl) * 2 >= UInt64(ttl) {
+                c.current!.knownAnswers.insert(key)
+            }
         }
         clients[address] = c
     }
@@ -380,11 +396,13 @@ public struct DiscoveryTracker {
             if let left = instance.leftAt, left <= q.time { continue }
             var counter = c.responses[key] ?? ResponseCounter()
             counter.expected += 1
-            if let delay = q.answered[key] {
+            // A device the client listed with at least half its TTL must stay silent; a PTR from
+            // it in the window is an announcement or an answer to someone else, not this answer.
+            if let known = q.knownAnswers[key], let ttl = instance.ptrTTL, UInt64(known) * 2 >= UInt64(ttl) {
+                counter.suppressed += 1
+            } else if let delay = q.answered[key] {
                 counter.answered += 1
                 if counter.delays.count < TrackerLimits.maximumDelaysKept { counter.delays.append(delay) }
-            } else if let known = q.knownAnswers[key], let ttl = instance.ptrTTL, UInt64(known) * 2 >= UInt64(ttl) {
-                counter.suppressed += 1
             } else {
                 counter.missed += 1
                 if counter.missedFrames.count < TrackerLimits.maximumMissedFramesKept {
@@ -415,7 +433,7 @@ public struct DiscoveryTracker {
                 dial[key] = DIALState(
                     info: DIALInfo(
                         location: nil, usn: nil, server: nil, address: packet.source, firstSeen: now, lastSeen: now,
-                        leftAt: nil, firstFrame: frame))
+                        leftAt: nil, firstFrame: frame, leftFrame: nil))
                 dialOrder.append(key)
             }
             var d = dial[key]!
@@ -425,8 +443,10 @@ public struct DiscoveryTracker {
             if let s = ssdp.server { d.info.server = s }
             if ssdp.notificationSubtype?.lowercased() == "ssdp:byebye" {
                 d.info.leftAt = now
+                d.info.leftFrame = frame
             } else {
                 d.info.leftAt = nil
+                d.info.leftFrame = nil
             }
             dial[key] = d
         case .other:

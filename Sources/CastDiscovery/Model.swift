@@ -65,6 +65,8 @@ public struct DIALInfo: Hashable, Sendable {
     public var leftAt: Timestamp?
     /// The first SSDP message from it.
     public var firstFrame: FrameRef
+    /// The `ssdp:byebye` message, when `leftAt` is set.
+    public var leftFrame: FrameRef?
 }
 
 /// A Cast receiver as the capture shows it.

@@ -122,25 +122,37 @@ public final class CaptureFile {
         hasFilter = true
     }
 
-    /// Reads every record in order.
+    /// The number of records read so far (filtered or not).
+    public private(set) var recordsRead = 0
+    /// Why reading stopped, once it has.
+    public private(set) var end: ReadEnd?
+
+    /// What ``nextRecord(_:)`` found.
+    public enum Next<T> {
+        /// A record, as transformed by the body.
+        case record(T)
+        /// No more records, and why.
+        case end(ReadEnd)
+    }
+
+    /// Reads the next record that passes the filter (pull style, for merging several files).
     ///
     /// - Parameter body: called with the 1-based frame number (counted over every record,
-    ///   filtered or not), the record header, and the borrowed bytes.
-    /// - Returns: the number of records read and why reading stopped. A damaged or cut-off file
-    ///   does not throw: every record before the fault has been delivered.
-    @discardableResult
-    public func forEachRecord(
-        _ body: (_ frame: Int, _ header: RecordHeader, _ bytes: UnsafeRawBufferPointer) throws -> Void
-    ) rethrows -> (records: Int, end: ReadEnd) {
+    ///   filtered or not), the record header, and the borrowed bytes, valid only during the call.
+    /// - Returns: what `body` returned, or the end of the file. A damaged or cut-off file does
+    ///   not throw: it ends with ``ReadEnd/truncated(_:)`` or ``ReadEnd/error(_:)``.
+    public func nextRecord<T>(
+        _ body: (_ frame: Int, _ header: RecordHeader, _ bytes: UnsafeRawBufferPointer) throws -> T
+    ) rethrows -> Next<T> {
+        if let end { return .end(end) }
         var header: UnsafeMutablePointer<pcap_pkthdr>?
         var data: UnsafePointer<UInt8>?
-        var frame = 0
         while true {
             let status = pcap_next_ex(handle, &header, &data)
             switch status {
             case 1:
                 guard let header, let data else { continue }
-                frame += 1
+                recordsRead += 1
                 let h = header.pointee
                 // pcap stores seconds as an unsigned 32-bit number that libpcap sign-extends;
                 // read it back as unsigned so records after 2038 are not dated 1901.
@@ -151,13 +163,31 @@ public final class CaptureFile {
                 if hasFilter, pcap_offline_filter(&filter, header, data) == 0 { continue }
                 let record = RecordHeader(
                     timestamp: timestamp, capturedLength: Int(h.caplen), originalLength: Int(h.len))
-                try body(frame, record, UnsafeRawBufferPointer(start: data, count: Int(h.caplen)))
+                return .record(try body(recordsRead, record, UnsafeRawBufferPointer(start: data, count: Int(h.caplen))))
             case PCAP_ERROR_BREAK:
-                return (frame, .endOfFile)
+                end = .endOfFile
+                return .end(.endOfFile)
             default:
                 let message = String(cString: pcap_geterr(handle))
-                return (frame, message.contains("truncated") ? .truncated(message) : .error(message))
+                let e: ReadEnd = message.contains("truncated") ? .truncated(message) : .error(message)
+                end = e
+                return .end(e)
             }
+        }
+    }
+
+    /// Reads every record in order.
+    ///
+    /// - Parameter body: called with the 1-based frame number (counted over every record,
+    ///   filtered or not), the record header, and the borrowed bytes.
+    /// - Returns: the number of records read and why reading stopped. A damaged or cut-off file
+    ///   does not throw: every record before the fault has been delivered.
+    @discardableResult
+    public func forEachRecord(
+        _ body: (_ frame: Int, _ header: RecordHeader, _ bytes: UnsafeRawBufferPointer) throws -> Void
+    ) rethrows -> (records: Int, end: ReadEnd) {
+        while true {
+            if case .end(let e) = try nextRecord(body) { return (recordsRead, e) }
         }
     }
 

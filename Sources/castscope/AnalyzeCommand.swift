@@ -115,34 +115,49 @@ enum AnalyzeCommand {
         }
 
         var status = ExitStatus.success
-        var captures: [CaptureInfo] = []
+        var runs: [CaptureRun] = []
         var timelines: [TimelineResult] = []
-        var shared = DiscoveryTracker(options: o.analysis)
         for path in o.files {
-            var run: CaptureRun
             switch CaptureRun.open(path, prefilter: o.prefilter) {
-            case .success(let r): run = r
+            case .success(var run):
+                if !o.merge {
+                    // Each file is its own timeline: read it now, keep only the result.
+                    var tracker = DiscoveryTracker(options: o.analysis)
+                    let index = runs.count
+                    while let packet = run.nextPacket() { tracker.ingest(packet, capture: index) }
+                    timelines.append(tracker.finish())
+                }
+                runs.append(run)
             case .failure(let e):
                 if status == .success { status = e.status }
-                continue
             }
-            let index = captures.count
-            var tracker = o.merge ? shared : DiscoveryTracker(options: o.analysis)
-            let (records, end, notes) = run.run { packet in tracker.ingest(packet, capture: index) }
-            if o.merge { shared = tracker } else { timelines.append(tracker.finish()) }
+        }
+        if o.merge, !runs.isEmpty {
+            // One timeline: the files' packets interleaved by time, one pending packet per file.
+            var tracker = DiscoveryTracker(options: o.analysis)
+            var heads = runs.indices.map { runs[$0].nextPacket() }
+            while let i = heads.indices.filter({ heads[$0] != nil }).min(by: {
+                (heads[$0]!.timestamp, $0) < (heads[$1]!.timestamp, $1)
+            }) {
+                tracker.ingest(heads[i]!, capture: i)
+                heads[i] = runs[i].nextPacket()
+            }
+            timelines = [tracker.finish()]
+        }
+        var captures: [CaptureInfo] = []
+        for run in runs {
             let stats = run.decoder.statistics
             var truncated = false
-            if case .truncated = end { truncated = true }
-            if case .error = end, status == .success { status = .dataError }
+            if case .truncated? = run.file.end { truncated = true }
+            if case .error? = run.file.end, status == .success { status = .dataError }
             captures.append(
                 CaptureInfo(
-                    file: path, linkType: run.file.linkTypeName, packets: records,
+                    file: run.file.path, linkType: run.file.linkTypeName, packets: run.file.recordsRead,
                     discoveryPackets: stats.discoveryPackets, malformedPackets: stats.malformedPackets,
                     truncated: truncated, start: run.file.firstTimestamp, end: run.file.lastTimestamp))
-            for n in notes { printError("warning: \(TerminalText.sanitize(run.shownName)): \(n)") }
+            for n in run.finalNotes { printError("warning: \(TerminalText.sanitize(run.shownName)): \(n)") }
         }
         if captures.isEmpty { return status }
-        if o.merge { timelines = [shared.finish()] }
         let report = AnalysisReport(captures: captures, timelines: timelines, options: o.analysis, merged: o.merge)
         let text: String
         switch o.format {

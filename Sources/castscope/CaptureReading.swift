@@ -56,6 +56,28 @@ struct CaptureRun {
         return (records, end, Self.notes(records: records, end: end, statistics: decoder.statistics))
     }
 
+    /// The next discovery packet, or `nil` at the end of the file (pull style, for `--merge`).
+    mutating func nextPacket() -> DiscoveryPacket? {
+        var decoder = self.decoder
+        defer { self.decoder = decoder }
+        while true {
+            let next = file.nextRecord { frame, header, bytes in
+                decoder.decode(
+                    frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength)
+            }
+            switch next {
+            case .record(let packet?): return packet
+            case .record(nil): continue
+            case .end: return nil
+            }
+        }
+    }
+
+    /// The warnings for the file once it has been read.
+    var finalNotes: [String] {
+        Self.notes(records: file.recordsRead, end: file.end ?? .endOfFile, statistics: decoder.statistics)
+    }
+
     /// The warnings a finished file deserves.
     static func notes(records: Int, end: ReadEnd, statistics stats: DecodeStatistics) -> [String] {
         var notes: [String] = []

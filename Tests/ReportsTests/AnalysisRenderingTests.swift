@@ -32,8 +32,8 @@ struct AnalysisRenderingTests {
             frame: 1, timestamp: Timestamp(seconds: 100, nanoseconds: 0), ipVersion: 6, source: client,
             destination: .v6(.mdnsGroup), ttl: 255, sourcePort: 5353, destinationPort: 5353, payload: .mdns(query))
         let r = DiscoveryPacket(
-            frame: 2, timestamp: Timestamp(seconds: 100, nanoseconds: 42_000_000), ipVersion: 4,
-            source: .v4(IPv4Address(192, 0, 2, 21)), destination: .v4(.mdnsGroup), ttl: 255, sourcePort: 5353,
+            frame: 2, timestamp: Timestamp(seconds: 100, nanoseconds: 42_000_000), ipVersion: 6,
+            source: .v6(IPv6Address("fe80::21")!), destination: .v6(.mdnsGroup), ttl: 255, sourcePort: 5353,
             destinationPort: 5353, payload: .mdns(response))
         tracker.ingest(q, capture: 0)
         tracker.ingest(r, capture: 0)
