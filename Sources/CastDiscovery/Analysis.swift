@@ -119,16 +119,7 @@ extension AnalysisReport {
 
 extension DIALInfo {
     /// The host of `LOCATION` when it is an IP address.
-    var locationAddress: IPAddress? {
-        guard let location, let schemeEnd = location.range(of: "://") else { return nil }
-        var host = location[schemeEnd.upperBound...].prefix { $0 != "/" }
-        if host.hasPrefix("[") {
-            host = host.dropFirst().prefix { $0 != "]" }
-        } else if let colon = host.lastIndex(of: ":") {
-            host = host[..<colon]
-        }
-        return IPAddress(host)
-    }
+    var locationAddress: IPAddress? { location.flatMap(SSDPMessage.address(inURL:)) }
 }
 
 extension Device {
@@ -220,16 +211,5 @@ extension Client {
         case (let a?, let b?): followsDoubling = a && b
         }
         sessions += o.sessions
-    }
-}
-
-extension StringProtocol {
-    func range(of needle: String) -> Range<Index>? {
-        var i = startIndex
-        while i < endIndex {
-            if self[i...].hasPrefix(needle) { return i..<index(i, offsetBy: needle.count) }
-            i = index(after: i)
-        }
-        return nil
     }
 }

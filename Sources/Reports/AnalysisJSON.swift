@@ -191,7 +191,7 @@ public enum AnalysisJSON {
         w.endObject()
     }
 
-    static func frame(_ f: FrameRef?, _ key: String, _ w: inout JSONWriter) {
+    static func frame(_ f: FrameRef?, _ key: String? = nil, _ w: inout JSONWriter) {
         guard let f else {
             w.string(nil, key)
             return
@@ -204,12 +204,7 @@ public enum AnalysisJSON {
 
     static func frames(_ fs: [FrameRef], _ key: String, _ w: inout JSONWriter) {
         w.beginArray(key)
-        for f in fs {
-            w.beginObject()
-            w.int(f.capture, "capture")
-            w.int(f.frame, "frame")
-            w.endObject()
-        }
+        for f in fs { frame(f, nil, &w) }
         w.endArray()
     }
 

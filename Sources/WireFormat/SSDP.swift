@@ -69,6 +69,22 @@ public struct SSDPMessage: Hashable, Sendable {
         return Int(rest.prefix { $0.isASCII && $0.isNumber })
     }
 
+    /// The IP address in the host part of `LOCATION` (`http://192.0.2.21:8008/...`,
+    /// `http://[2001:db8::21]:8008/...`), or `nil` when there is none or it is a name.
+    public var locationAddress: IPAddress? { location.flatMap(Self.address(inURL:)) }
+
+    /// The IP address in a URL's host part, or `nil`.
+    public static func address(inURL url: String) -> IPAddress? {
+        guard let schemeEnd = url.range(of: "://") else { return nil }
+        var host = url[schemeEnd.upperBound...].prefix { $0 != "/" }
+        if host.hasPrefix("[") {
+            host = host.dropFirst().prefix { $0 != "]" }
+        } else if let colon = host.lastIndex(of: ":") {
+            host = host[..<colon]
+        }
+        return IPAddress(host)
+    }
+
     /// Whether a search or answer concerns DIAL.
     public var isDIAL: Bool {
         let dial = "dial-multiscreen-org"
