@@ -68,6 +68,7 @@ extension AnalysisReport {
         }
         self.clients = clients
         self.latency = timelines.flatMap(\.latency)
+        self.queries = timelines.flatMap(\.queries)
 
         // Responses by (client, device).
         var responseParts: [TimelineResult.ResponsePart] = []

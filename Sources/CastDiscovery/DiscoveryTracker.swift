@@ -26,6 +26,8 @@ public enum TrackerLimits {
     public static let maximumSessionsKept = 1000
     /// Response delays kept per client and device for the summaries.
     public static let maximumDelaysKept = 10_000
+    /// Closed queries kept per client for the per-query table.
+    public static let maximumQueriesKept = 500
     /// Unanswered query frames kept per client and device as evidence.
     public static let maximumMissedFramesKept = 20
 }
@@ -88,7 +90,18 @@ public struct DiscoveryTracker {
         var frame: FrameRef
         var names: Set<NameKey>
         var knownAnswers: [NameKey: UInt32] = [:]
-        var answered: [NameKey: Double] = [:]
+        var answered: [NameKey: (delay: Double, frame: FrameRef)] = [:]
+    }
+
+    /// A closed query, kept (up to ``TrackerLimits/maximumQueriesKept`` per client) for the
+    /// per-query table; instance keys become device ids in ``finish()``.
+    struct QueryLogEntry {
+        var time: Timestamp
+        var frame: FrameRef
+        var names: [String]
+        var answered: [(instance: NameKey, delay: Double, frame: FrameRef)]
+        var suppressed: [NameKey]
+        var missed: [NameKey]
     }
 
     struct ResponseCounter {
@@ -124,6 +137,7 @@ public struct DiscoveryTracker {
         var finished: [SessionState] = []
         var pending: QueryState?
         var responses: [NameKey: ResponseCounter] = [:]
+        var queryLog: [QueryLogEntry] = []
     }
 
     struct DIALState {
@@ -264,7 +278,7 @@ public struct DiscoveryTracker {
                 if var q = c.pending, q.names.contains(owner), q.answered[instance] == nil,
                     time.nanoseconds(since: q.time) <= options.responseWindowNanoseconds
                 {
-                    q.answered[instance] = Double(time.nanoseconds(since: q.time)) / 1e6
+                    q.answered[instance] = (Double(time.nanoseconds(since: q.time)) / 1e6, frame)
                     c.pending = q
                 }
             case (.srv, .srv(_, _, _, let target)):
@@ -388,6 +402,12 @@ public struct DiscoveryTracker {
 
     /// Classifies a finished query for every device expected to answer it.
     func close(_ q: QueryState, client c: inout ClientState) {
+        var entry = QueryLogEntry(
+            time: q.time, frame: q.frame, names: q.names.map { DNSName(wire: $0.wire).description }.sorted(),
+            answered: [], suppressed: [], missed: [])
+        defer {
+            if c.queryLog.count < TrackerLimits.maximumQueriesKept { c.queryLog.append(entry) }
+        }
         for key in instanceOrder {
             let instance = instances[key]!
             guard !instance.browseNames.isDisjoint(with: q.names),
@@ -400,10 +420,13 @@ public struct DiscoveryTracker {
             // it in the window is an announcement or an answer to someone else, not this answer.
             if let known = q.knownAnswers[key], let ttl = instance.ptrTTL, UInt64(known) * 2 >= UInt64(ttl) {
                 counter.suppressed += 1
-            } else if let delay = q.answered[key] {
+                entry.suppressed.append(key)
+            } else if let (delay, frame) = q.answered[key] {
                 counter.answered += 1
                 if counter.delays.count < TrackerLimits.maximumDelaysKept { counter.delays.append(delay) }
+                entry.answered.append((key, delay, frame))
             } else {
+                entry.missed.append(key)
                 counter.missed += 1
                 if counter.missedFrames.count < TrackerLimits.maximumMissedFramesKept {
                     counter.missedFrames.append(q.frame)

@@ -197,6 +197,30 @@ public struct ResponseStats: Hashable, Sendable {
     public var missedFrames: [FrameRef]
 }
 
+/// One Cast query (burst) of a client and what became of it.
+public struct QueryOutcome: Hashable, Sendable {
+    /// One device's answer to the query.
+    public struct Answer: Hashable, Sendable {
+        public var deviceID: String
+        /// Query → first PTR for the device that reached the client, ms.
+        public var delayMs: Double
+        /// The packet with that PTR.
+        public var frame: FrameRef
+    }
+    public var client: IPAddress
+    public var time: Timestamp
+    /// The query (the first packet of the burst).
+    public var frame: FrameRef
+    /// The Cast names asked for.
+    public var names: [String]
+    /// Devices that answered, by delay.
+    public var answered: [Answer]
+    /// Devices that rightly stayed silent (known-answer suppression).
+    public var suppressed: [String]
+    /// Devices expected to answer that did not.
+    public var missed: [String]
+}
+
 /// count, min, p50, p90, max of a set of values (nearest-rank percentiles).
 public struct Summary: Hashable, Sendable {
     public var count: Int
@@ -247,6 +271,9 @@ public struct AnalysisReport: Sendable {
     public var clients: [Client]
     public var latency: [LatencyRow]
     public var responses: [ResponseStats]
+    /// Every query (burst) with its answers, the first ``TrackerLimits/maximumQueriesKept`` per
+    /// client per timeline.
+    public var queries: [QueryOutcome]
     public var summaries: [LatencySummary]
     public var overall: LatencySummary
     public var findings: [Finding]

@@ -37,6 +37,7 @@ public struct TimelineResult: Sendable {
     var clients: [ClientPart]
     var latency: [LatencyRow]
     var responses: [ResponsePart]
+    var queries: [QueryOutcome]
 }
 
 extension DiscoveryTracker {
@@ -105,6 +106,34 @@ extension DiscoveryTracker {
             }
         }
 
+        // Per-query outcomes, with instances named by device id.
+        var deviceOfInstance: [NameKey: String] = [:]
+        for (id, keys) in keysByDevice { for k in keys { deviceOfInstance[k] = id } }
+        var queries: [QueryOutcome] = []
+        for address in clientOrder {
+            for e in clients[address]!.queryLog {
+                func ids(_ keys: [NameKey]) -> [String] {
+                    var out: [String] = []
+                    for k in keys { if let id = deviceOfInstance[k], !out.contains(id) { out.append(id) } }
+                    return out
+                }
+                var answers: [QueryOutcome.Answer] = []
+                for a in e.answered.sorted(by: { $0.delay < $1.delay }) {
+                    guard let id = deviceOfInstance[a.instance], !answers.contains(where: { $0.deviceID == id }) else {
+                        continue
+                    }
+                    answers.append(QueryOutcome.Answer(deviceID: id, delayMs: a.delay, frame: a.frame))
+                }
+                let answeredIDs = Set(answers.map(\.deviceID))
+                let suppressed = ids(e.suppressed).filter { !answeredIDs.contains($0) }
+                queries.append(
+                    QueryOutcome(
+                        client: address, time: e.time, frame: e.frame, names: e.names, answered: answers,
+                        suppressed: suppressed,
+                        missed: ids(e.missed).filter { !answeredIDs.contains($0) && !suppressed.contains($0) }))
+            }
+        }
+
         let clientParts = clientOrder.map { address -> TimelineResult.ClientPart in
             let c = clients[address]!
             return TimelineResult.ClientPart(
@@ -118,7 +147,7 @@ extension DiscoveryTracker {
         }
         return TimelineResult(
             devices: parts, dial: dialOrder.map { dial[$0]!.info }, clients: clientParts, latency: latency,
-            responses: responses)
+            responses: responses, queries: queries)
     }
 
     func row(_ s: SessionState, client: IPAddress, device: TimelineResult.DevicePart, keys: [NameKey]) -> LatencyRow {

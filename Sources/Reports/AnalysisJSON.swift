@@ -52,6 +52,27 @@ public enum AnalysisJSON {
             w.endObject()
         }
         w.endArray()
+        w.beginArray("queries")
+        for q in r.queries {
+            w.beginObject()
+            w.string(q.client.description, "client")
+            w.string(TimeFormat.rfc3339Micro(q.time), "time")
+            frame(q.frame, "frame", &w)
+            strings(q.names, "names", &w)
+            w.beginArray("answered")
+            for a in q.answered {
+                w.beginObject()
+                w.string(a.deviceID, "deviceId")
+                w.rawNumber(milliseconds(a.delayMs), "delayMs")
+                frame(a.frame, "frame", &w)
+                w.endObject()
+            }
+            w.endArray()
+            strings(q.suppressed, "suppressed", &w)
+            strings(q.missed, "missed", &w)
+            w.endObject()
+        }
+        w.endArray()
         w.beginObject("summaries")
         w.beginArray("devices")
         for s in r.summaries { latencySummary(s, &w) }

@@ -150,6 +150,16 @@ def check_references(doc):
                 problems.append("%s[%d].deviceId %r is not a devices[].id" % (key, i, row.get("deviceId")))
             if row.get("client") not in clients:
                 problems.append("%s[%d].client %r is not a clients[].address" % (key, i, row.get("client")))
+    for i, q in enumerate(items(doc, "queries")):
+        if q.get("client") not in clients:
+            problems.append("queries[%d].client %r is not a clients[].address" % (i, q.get("client")))
+        named = [a.get("deviceId") for a in (q.get("answered") or []) if isinstance(a, dict)]
+        named += list(q.get("suppressed") or []) + list(q.get("missed") or [])
+        for x in named:
+            if x not in seen:
+                problems.append("queries[%d] names device %r that is not a devices[].id" % (i, x))
+        if len(named) != len(set(named)):
+            problems.append("queries[%d] puts a device in more than one of answered/suppressed/missed" % i)
     summaries = doc.get("summaries") if isinstance(doc.get("summaries"), dict) else {}
     summarised = set()
     for i, s in enumerate(items(summaries, "devices")):
