@@ -884,3 +884,34 @@ struct AnalysisMemoryTests {
         #expect(r.missedFrames.count <= TrackerLimits.maximumMissedFramesKept)
     }
 }
+
+@Suite("Analysis: per-query outcomes")
+struct AnalysisQueryOutcomeTests {
+    @Test("healthy-ipv4: query 2 answered by frame 3, queries 5 and 6 suppressed")
+    func healthy() throws {
+        // tshark -r captures/healthy-ipv4.pcap -Y mdns -T fields -e frame.number -e frame.time_epoch
+        //   2 1795995753.292133685 (query), 3 1795995753.410164323 (answer, PTR 4500),
+        //   5 and 6: queries listing the PTR as a known answer with TTL 4499 / 4495 (>= 4500 / 2)
+        let report = try Analysis.analyze(["healthy-ipv4.pcap"])
+        let queries = report.queries.filter { $0.client == sender }
+        #expect(queries.map(\.frame) == [ref(2), ref(5), ref(6)])
+        #expect(queries.allSatisfy { $0.names == ["_googlecast._tcp.local"] })
+        let first = try #require(queries.first)
+        #expect(first.answered.map(\.deviceID) == [ID.livingRoomTV])
+        #expect(first.answered.first?.frame == ref(3))
+        #expect(abs((first.answered.first?.delayMs ?? -1) - 118.030638) < 0.001)
+        #expect(queries.dropFirst().allSatisfy { $0.answered.isEmpty && $0.suppressed == [ID.livingRoomTV] })
+        #expect(queries.allSatisfy { $0.missed.isEmpty })
+    }
+
+    @Test("own-queries-dropped: the sender's queries are all missed, the phone's first is answered")
+    func dropped() throws {
+        let report = try Analysis.analyze(["own-queries-dropped.pcap"])
+        let mine = report.queries.filter { $0.client == sender }
+        #expect(mine.count == 3)
+        #expect(mine.allSatisfy { $0.answered.isEmpty && $0.missed == [ID.livingRoomTV] })
+        let phone = report.queries.filter { $0.client == ip("192.0.2.11") }
+        #expect(phone.first?.answered.map(\.deviceID) == [ID.livingRoomTV])
+        #expect(abs((phone.first?.answered.first?.delayMs ?? -1) - 50.436338) < 0.001)
+    }
+}
