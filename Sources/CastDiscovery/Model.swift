@@ -27,6 +27,13 @@ public struct CaptureInfo: Hashable, Sendable {
     public var discoveryPackets: Int
     /// Discovery packets that could not be fully decoded.
     public var malformedPackets: Int
+    /// mDNS packets (any service, not only Cast).
+    public var mdnsPackets = 0
+    /// SSDP packets.
+    public var ssdpPackets = 0
+    /// 802.11 data frames, and those of them that are encrypted (Wi-Fi captures only).
+    public var wifiDataFrames = 0
+    public var protectedWiFiFrames = 0
     /// Whether the file ends in the middle of a record.
     public var truncated: Bool
     /// First and last frame times (`nil` for an empty file).
@@ -253,14 +260,65 @@ public struct LatencySummary: Hashable, Sendable {
     public var responseDelay: Summary?
 }
 
-/// A diagnosis finding (filled by the diagnosis engine; empty until then).
+/// How bad a finding is.
+public enum Severity: String, Hashable, Sendable, CaseIterable, Comparable {
+    /// Discovery fails, or the capture cannot show it.
+    case error
+    /// Discovery works badly or will fail in some conditions.
+    case warning
+    /// Worth knowing; not a fault.
+    case info
+
+    /// Errors first.
+    public var rank: Int { Self.allCases.firstIndex(of: self)! }
+    public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+}
+
+/// What a finding is about.
+public struct FindingSubjects: Hashable, Sendable {
+    /// Client addresses.
+    public var clients: [String] = []
+    /// Device ids.
+    public var devices: [String] = []
+    /// App IDs.
+    public var appIDs: [String] = []
+    public init(clients: [String] = [], devices: [String] = [], appIDs: [String] = []) {
+        self.clients = clients
+        self.devices = devices
+        self.appIDs = appIDs
+    }
+}
+
+/// A diagnosis: what is wrong (or notable), why we think so, and what to do.
 public struct Finding: Hashable, Sendable {
+    /// Stable identifier, documented in docs/diagnostics.md (`QUERIES_UNANSWERED`).
     public var code: String
-    public var severity: String
+    public var severity: Severity
+    /// One line.
     public var title: String
+    /// Plain words, with the numbers that matter.
     public var detail: String
+    /// What to do next.
     public var advice: String
+    /// Frames that prove it, the most telling first (at most ``Finding/maximumFrames``).
     public var frames: [FrameRef]
+    public var subjects: FindingSubjects
+
+    /// The most evidence frames a finding lists.
+    public static let maximumFrames = 30
+
+    public init(
+        code: String, severity: Severity, title: String, detail: String, advice: String, frames: [FrameRef] = [],
+        subjects: FindingSubjects = FindingSubjects()
+    ) {
+        self.code = code
+        self.severity = severity
+        self.title = title
+        self.detail = detail
+        self.advice = advice
+        self.frames = Array(frames.prefix(Self.maximumFrames))
+        self.subjects = subjects
+    }
 }
 
 /// Everything `castscope analyze` reports.

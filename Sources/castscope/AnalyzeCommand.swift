@@ -114,15 +114,36 @@ enum AnalyzeCommand {
             return .success
         }
 
+        let (analysis, status) = analyze(o.files, options: o.analysis, merge: o.merge, prefilter: o.prefilter)
+        guard let report = analysis else { return status }
+        let text: String
+        switch o.format {
+        case .text: text = AnalysisText.render(report)
+        case .json: text = AnalysisJSON.render(report)
+        case .markdown: text = AnalysisMarkdown.render(report)
+        }
+        if let path = o.output {
+            guard writeFile(path, text) else { return .cannotCreate }
+        } else {
+            Output.standardOutput.write(text)
+        }
+        return status
+    }
+
+    /// Reads, tracks and diagnoses the captures: the pipeline shared by `analyze` and `report`.
+    /// - Returns: the report (`nil` when no file could be opened) and the exit status so far.
+    static func analyze(_ files: [String], options: AnalysisOptions, merge: Bool, prefilter: Bool) -> (
+        AnalysisReport?, ExitStatus
+    ) {
         var status = ExitStatus.success
         var runs: [CaptureRun] = []
         var timelines: [TimelineResult] = []
-        for path in o.files {
-            switch CaptureRun.open(path, prefilter: o.prefilter) {
+        for path in files {
+            switch CaptureRun.open(path, prefilter: prefilter) {
             case .success(var run):
-                if !o.merge {
+                if !merge {
                     // Each file is its own timeline: read it now, keep only the result.
-                    var tracker = DiscoveryTracker(options: o.analysis)
+                    var tracker = DiscoveryTracker(options: options)
                     let index = runs.count
                     while let packet = run.nextPacket() { tracker.ingest(packet, capture: index) }
                     timelines.append(tracker.finish())
@@ -132,9 +153,9 @@ enum AnalyzeCommand {
                 if status == .success { status = e.status }
             }
         }
-        if o.merge, !runs.isEmpty {
+        if merge, !runs.isEmpty {
             // One timeline: the files' packets interleaved by time, one pending packet per file.
-            var tracker = DiscoveryTracker(options: o.analysis)
+            var tracker = DiscoveryTracker(options: options)
             var heads = runs.indices.map { runs[$0].nextPacket() }
             while let i = heads.indices.filter({ heads[$0] != nil }).min(by: {
                 (heads[$0]!.timestamp, $0) < (heads[$1]!.timestamp, $1)
@@ -150,27 +171,21 @@ enum AnalyzeCommand {
             var truncated = false
             if case .truncated? = run.file.end { truncated = true }
             if case .error? = run.file.end, status == .success { status = .dataError }
-            captures.append(
-                CaptureInfo(
-                    file: run.file.path, linkType: run.file.linkTypeName, packets: run.file.recordsRead,
-                    discoveryPackets: stats.discoveryPackets, malformedPackets: stats.malformedPackets,
-                    truncated: truncated, start: run.file.firstTimestamp, end: run.file.lastTimestamp))
+            var info = CaptureInfo(
+                file: run.file.path, linkType: run.file.linkTypeName, packets: run.file.recordsRead,
+                discoveryPackets: stats.discoveryPackets, malformedPackets: stats.malformedPackets,
+                truncated: truncated, start: run.file.firstTimestamp, end: run.file.lastTimestamp)
+            info.mdnsPackets = stats.mdnsPackets
+            info.ssdpPackets = stats.ssdpPackets
+            info.wifiDataFrames = stats.wifiDataFrames
+            info.protectedWiFiFrames = stats.protectedWiFiFrames
+            captures.append(info)
             for n in run.finalNotes { printError("warning: \(TerminalText.sanitize(run.shownName)): \(n)") }
         }
-        if captures.isEmpty { return status }
-        let report = AnalysisReport(captures: captures, timelines: timelines, options: o.analysis, merged: o.merge)
-        let text: String
-        switch o.format {
-        case .text: text = AnalysisText.render(report)
-        case .json: text = AnalysisJSON.render(report)
-        case .markdown: text = AnalysisMarkdown.render(report)
-        }
-        if let path = o.output {
-            guard writeFile(path, text) else { return .cannotCreate }
-        } else {
-            Output.standardOutput.write(text)
-        }
-        return status
+        if captures.isEmpty { return (nil, status) }
+        var report = AnalysisReport(captures: captures, timelines: timelines, options: options, merged: merge)
+        report.findings = Diagnosis.diagnose(report)
+        return (report, status)
     }
 
     /// Writes `text` to `path` (replacing it); prints the error and returns false on failure.

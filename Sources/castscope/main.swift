@@ -72,6 +72,12 @@ case "dump":
     finish(DumpCommand.run(arguments))
 case "analyze":
     finish(AnalyzeCommand.run(arguments))
+case "report":
+    finish(ReportCommand.run(arguments))
+case "check-plist":
+    finish(CheckPlistCommand.run(arguments))
+case "extract":
+    finish(ExtractCommand.run(arguments))
 default:
     printError("unknown command '\(command)'; try 'castscope --help'")
     finish(.usage)

@@ -1,0 +1,7 @@
+/// The diagnosis engine: turns an analysis into findings.
+public enum Diagnosis {
+    /// Every finding for the report, errors first.
+    public static func diagnose(_ report: AnalysisReport) -> [Finding] {
+        []
+    }
+}

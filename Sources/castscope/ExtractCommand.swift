@@ -1,0 +1,7 @@
+/// `castscope extract` (being written; see issue 4).
+enum ExtractCommand {
+    static func run(_ arguments: [String]) -> ExitStatus {
+        printError("extract: not available yet")
+        return .software
+    }
+}
