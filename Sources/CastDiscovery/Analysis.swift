@@ -69,6 +69,11 @@ extension AnalysisReport {
         self.clients = clients
         self.latency = timelines.flatMap(\.latency)
         self.queries = timelines.flatMap(\.queries)
+        self.malformedFrames = Array(timelines.flatMap(\.malformed).prefix(DiscoveryTracker.maximumEvidenceFrames))
+        self.malformedCount = timelines.reduce(0) { $0 + $1.malformedCount }
+        self.reflectedFrames = Array(timelines.flatMap(\.reflected).prefix(DiscoveryTracker.maximumEvidenceFrames))
+        self.reflectedCount = timelines.reduce(0) { $0 + $1.reflectedCount }
+        self.reflectedTTLs = timelines.reduce(into: Set<UInt8>()) { $0.formUnion($1.reflectedTTLs) }.sorted()
 
         // Responses by (client, device).
         var responseParts: [TimelineResult.ResponsePart] = []
@@ -150,6 +155,9 @@ extension Device {
         ttls = p.ttls.keys.sorted { Self.typeOrder($0) < Self.typeOrder($1) }.map { ($0, p.ttls[$0]!.sorted()) }
         sources = p.sources.sorted()
         firstFrame = p.firstFrame
+        lastFrame = p.lastFrame
+        addressFrames = p.addressFrames
+        sourceFrames = p.sourceFrames
         leftFrame = p.leftFrame
         dial = nil
     }
@@ -183,6 +191,9 @@ extension Device {
         ttls = []
         sources = [info.address]
         firstFrame = info.firstFrame
+        lastFrame = info.leftFrame ?? info.firstFrame
+        addressFrames = [(info.locationAddress ?? info.address, info.firstFrame)]
+        sourceFrames = [(info.address, info.firstFrame)]
         leftFrame = info.leftFrame
         dial = info
     }
@@ -204,8 +215,15 @@ extension Client {
         }
         if let l = o.lastQuery, lastQuery == nil || l > lastQuery! { lastQuery = l }
         legacyUnicast = legacyUnicast || o.legacyUnicast
+        if firstLegacyFrame == nil { firstLegacyFrame = o.firstLegacyFrame }
         dialSearches += o.dialSearches
-        if let d = o.firstDialSearch, firstDialSearch == nil || d < firstDialSearch! { firstDialSearch = d }
+        if let d = o.firstDialSearch, firstDialSearch == nil || d < firstDialSearch! {
+            firstDialSearch = d
+            firstDialSearchFrame = o.firstDialSearchFrame
+        }
+        fastIntervals += o.fastIntervals
+        appIDsAnswered = Array(Set(appIDsAnswered).union(o.appIDsAnswered)).sorted()
+        serviceTypeAnswered = serviceTypeAnswered || o.serviceTypeAnswered
         intervalsMs = Array((intervalsMs + o.intervalsMs).prefix(TrackerLimits.maximumIntervalsKept))
         switch (followsDoubling, o.followsDoubling) {
         case (nil, let x), (let x, nil): followsDoubling = x

@@ -57,16 +57,19 @@ public struct DiscoveryTracker {
         var firstSeen: Timestamp
         var lastSeen: Timestamp
         var firstFrame: FrameRef
+        var lastFrame: FrameRef
         var leftAt: Timestamp?
         var leftFrame: FrameRef?
         var ttls: [String: Set<UInt32>] = [:]
         var sources: Set<IPAddress> = []
+        var sourceFrames: [(address: IPAddress, frame: FrameRef)] = []
         /// The TTL it gives its PTR records (the "true TTL" for known-answer suppression).
         var ptrTTL: UInt32?
     }
 
     struct HostState {
         var addresses: [IPAddress] = []
+        var addressFrames: [FrameRef] = []
     }
 
     struct SessionProgress {
@@ -125,8 +128,12 @@ public struct DiscoveryTracker {
         var lastQuery: Timestamp?
         var firstQueryFrame: FrameRef?
         var legacyUnicast = false
+        var firstLegacyFrame: FrameRef?
         var dialSearches = 0
         var firstDialSearch: Timestamp?
+        var firstDialSearchFrame: FrameRef?
+        var fastIntervals = 0
+        var namesAnswered: Set<NameKey> = []
         var lastBurst: Timestamp?
         var intervals: [Double] = []
         var intervalCount = 0
@@ -151,6 +158,14 @@ public struct DiscoveryTracker {
     var clientOrder: [IPAddress] = []
     var dial: [String: DIALState] = [:]
     var dialOrder: [String] = []
+    var malformed: [(frame: FrameRef, reason: String)] = []
+    var malformedCount = 0
+    var reflected: [FrameRef] = []
+    var reflectedCount = 0
+    var reflectedTTLs: Set<UInt8> = []
+
+    /// Evidence frames kept per kind (malformed, reflected).
+    static let maximumEvidenceFrames = 30
 
     public init(options: AnalysisOptions = AnalysisOptions()) { self.options = options }
 
@@ -160,6 +175,15 @@ public struct DiscoveryTracker {
     ///   - capture: the index of its capture file, for evidence references.
     public mutating func ingest(_ packet: DiscoveryPacket, capture: Int) {
         let frame = FrameRef(capture: capture, frame: packet.frame)
+        if let error = packet.error {
+            malformedCount += 1
+            if malformed.count < Self.maximumEvidenceFrames { malformed.append((frame, error.description)) }
+        }
+        if packet.isMDNS, packet.destination.isMulticast, packet.ttl != 255 {
+            reflectedCount += 1
+            reflectedTTLs.insert(packet.ttl)
+            if reflected.count < Self.maximumEvidenceFrames { reflected.append(frame) }
+        }
         if let message = packet.mdns {
             if message.isResponse {
                 ingestResponse(message, packet: packet, frame: frame)
@@ -213,9 +237,9 @@ public struct DiscoveryTracker {
                 instances[key]!.ttls["TXT", default: []].insert(record.ttl)
                 if record.ttl > 0 { instances[key]!.txt = CastTXT(txt) }
             case (.a, .a(let a)):
-                addAddress(.v4(a), host: record.name, ttl: record.ttl)
+                addAddress(.v4(a), host: record.name, ttl: record.ttl, frame: frame)
             case (.aaaa, .aaaa(let a)):
-                addAddress(.v6(a), host: record.name, ttl: record.ttl)
+                addAddress(.v6(a), host: record.name, ttl: record.ttl, frame: frame)
             default:
                 continue
             }
@@ -231,19 +255,26 @@ public struct DiscoveryTracker {
     {
         if instances[key] == nil {
             instances[key] = InstanceState(
-                name: name, label: label, firstSeen: packet.timestamp, lastSeen: packet.timestamp, firstFrame: frame)
+                name: name, label: label, firstSeen: packet.timestamp, lastSeen: packet.timestamp, firstFrame: frame,
+                lastFrame: frame)
             instanceOrder.append(key)
         }
         instances[key]!.lastSeen = packet.timestamp
-        instances[key]!.sources.insert(packet.source)
+        instances[key]!.lastFrame = frame
+        if instances[key]!.sources.insert(packet.source).inserted {
+            instances[key]!.sourceFrames.append((packet.source, frame))
+        }
     }
 
     var addressTTLs: [NameKey: [String: Set<UInt32>]] = [:]
 
-    mutating func addAddress(_ address: IPAddress, host: DNSName, ttl: UInt32) {
+    mutating func addAddress(_ address: IPAddress, host: DNSName, ttl: UInt32, frame: FrameRef) {
         let key = NameKey(host)
         var h = hosts[key] ?? HostState()
-        if ttl > 0, !h.addresses.contains(address) { h.addresses.append(address) }
+        if ttl > 0, !h.addresses.contains(address) {
+            h.addresses.append(address)
+            h.addressFrames.append(frame)
+        }
         hosts[key] = h
         let type: String
         switch address {
@@ -272,8 +303,11 @@ public struct DiscoveryTracker {
             case (.ptr, .name(let target)):
                 let owner = NameKey(record.name)
                 let instance = NameKey(target)
-                if session.askedNames.contains(owner), session.progress[instance]?.firstAnswer == nil {
-                    session.progress[instance, default: SessionProgress()].firstAnswer = (time, frame)
+                if session.askedNames.contains(owner) {
+                    c.namesAnswered.insert(owner)
+                    if session.progress[instance]?.firstAnswer == nil {
+                        session.progress[instance, default: SessionProgress()].firstAnswer = (time, frame)
+                    }
                 }
                 if var q = c.pending, q.names.contains(owner), q.answered[instance] == nil,
                     time.nanoseconds(since: q.time) <= options.responseWindowNanoseconds
@@ -319,7 +353,10 @@ public struct DiscoveryTracker {
         closeExpiredQuery(address, now: now)
         var c = client(address, packet: packet)
         c.queries += 1
-        if packet.legacyUnicast { c.legacyUnicast = true }
+        if packet.legacyUnicast {
+            c.legacyUnicast = true
+            if c.firstLegacyFrame == nil { c.firstLegacyFrame = frame }
+        }
         for (q, name) in castQuestions {
             if q.unicastResponse { c.qu += 1 } else { c.qm += 1 }
             if case .subtype(let app) = name { c.appIDs.insert(app) }
@@ -347,6 +384,7 @@ public struct DiscoveryTracker {
             if let last = c.lastBurst, !newSession {
                 let interval = Double(now.nanoseconds(since: last)) / 1e6
                 c.intervalCount += 1
+                if interval < 900 { c.fastIntervals += 1 }
                 if c.intervals.count < TrackerLimits.maximumIntervalsKept { c.intervals.append(interval) }
                 if let previous = c.lastIntervalInSession {
                     if interval < previous * 1.8, interval < 3_600_000 { c.doublingViolated = true }
@@ -364,6 +402,7 @@ public struct DiscoveryTracker {
         c.current!.askedNames.formUnion(names)
         for record in message.answers where record.type == .ptr && names.contains(NameKey(record.name)) {
             guard case .name(let target) = record.data else { continue }
+            c.namesAnswered.insert(NameKey(record.name))
             let key = NameKey(target)
             if let ttl = instances[key]?.ptrTTL, UInt64(record.ttl) * 2 >= UInt64(ttl) {
                 c.current!.knownAnswers.insert(key)
@@ -446,7 +485,10 @@ public struct DiscoveryTracker {
             guard options.clients.isEmpty || options.clients.contains(address) else { return }
             var c = client(address, packet: packet)
             c.dialSearches += 1
-            if c.firstDialSearch == nil { c.firstDialSearch = packet.timestamp }
+            if c.firstDialSearch == nil {
+                c.firstDialSearch = packet.timestamp
+                c.firstDialSearchFrame = frame
+            }
             clients[address] = c
         case .response, .notify:
             guard ssdp.isDIAL else { return }

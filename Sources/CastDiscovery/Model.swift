@@ -118,6 +118,12 @@ public struct Device: Hashable, Sendable {
     public var sources: [IPAddress]
     /// The first packet that carried its records.
     public var firstFrame: FrameRef
+    /// The last packet that carried its records.
+    public var lastFrame: FrameRef
+    /// Each address of its host with the packet that first announced it.
+    public var addressFrames: [(address: IPAddress, frame: FrameRef)]
+    /// Each source address of its records with the first packet from it.
+    public var sourceFrames: [(address: IPAddress, frame: FrameRef)]
     /// The goodbye packet.
     public var leftFrame: FrameRef?
     /// DIAL details, when found or merged through SSDP.
@@ -154,9 +160,19 @@ public struct Client: Hashable, Sendable {
     public var firstQueryFrame: FrameRef?
     /// Whether it sent legacy unicast queries (source port ≠ 5353).
     public var legacyUnicast: Bool
+    /// The first legacy unicast query.
+    public var firstLegacyFrame: FrameRef?
     /// SSDP M-SEARCHes for DIAL.
     public var dialSearches: Int
     public var firstDialSearch: Timestamp?
+    public var firstDialSearchFrame: FrameRef?
+    /// Intervals between query bursts shorter than 900 ms (RFC 6762 §5.2 wants ≥ 1 s).
+    public var fastIntervals: Int
+    /// App IDs for which a subtype PTR reached it (as an answer it could receive, or in its own
+    /// known-answer list), sorted.
+    public var appIDsAnswered: [String]
+    /// Whether a PTR under `_googlecast._tcp.local` reached it (or it listed one as known).
+    public var serviceTypeAnswered: Bool
     /// Intervals between its query bursts, in ms (the first ones, at most
     /// ``TrackerLimits/maximumIntervalsKept``).
     public var intervalsMs: [Double]
@@ -335,6 +351,14 @@ public struct AnalysisReport: Sendable {
     public var summaries: [LatencySummary]
     public var overall: LatencySummary
     public var findings: [Finding]
+    /// Malformed discovery packets: the first few with their reasons, and how many in all.
+    public var malformedFrames: [(frame: FrameRef, reason: String)]
+    public var malformedCount: Int
+    /// Multicast mDNS packets whose IP TTL / hop limit was not 255: the first few, the count,
+    /// and the values seen.
+    public var reflectedFrames: [FrameRef]
+    public var reflectedCount: Int
+    public var reflectedTTLs: [UInt8]
     /// The session gap used, in seconds.
     public var sessionGapSeconds: Double
     /// Whether several files were analysed as one timeline.

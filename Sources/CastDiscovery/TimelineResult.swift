@@ -15,10 +15,13 @@ public struct TimelineResult: Sendable {
         var firstSeen: Timestamp
         var lastSeen: Timestamp
         var firstFrame: FrameRef
+        var lastFrame: FrameRef
         var leftAt: Timestamp?
         var leftFrame: FrameRef?
         var ttls: [String: Set<UInt32>]
         var sources: Set<IPAddress>
+        var addressFrames: [(address: IPAddress, frame: FrameRef)]
+        var sourceFrames: [(address: IPAddress, frame: FrameRef)]
     }
 
     struct ClientPart {
@@ -38,6 +41,11 @@ public struct TimelineResult: Sendable {
     var latency: [LatencyRow]
     var responses: [ResponsePart]
     var queries: [QueryOutcome]
+    var malformed: [(frame: FrameRef, reason: String)]
+    var malformedCount: Int
+    var reflected: [FrameRef]
+    var reflectedCount: Int
+    var reflectedTTLs: Set<UInt8>
 }
 
 extension DiscoveryTracker {
@@ -70,8 +78,11 @@ extension DiscoveryTracker {
                 id: id, instances: [i.label], txt: i.txt, host: i.srvTarget?.description, port: i.srvPort.map(Int.init),
                 addresses: host.flatMap { hosts[$0]?.addresses } ?? [], appIDs: i.appIDs,
                 browseNames: Set(i.browseNames.map { DNSName(wire: $0.wire).description }), firstSeen: i.firstSeen,
-                lastSeen: i.lastSeen, firstFrame: i.firstFrame, leftAt: i.leftAt, leftFrame: i.leftFrame, ttls: ttls,
-                sources: i.sources)
+                lastSeen: i.lastSeen, firstFrame: i.firstFrame, lastFrame: i.lastFrame, leftAt: i.leftAt,
+                leftFrame: i.leftFrame, ttls: ttls, sources: i.sources,
+                addressFrames: host.flatMap { h in hosts[h].map { Array(zip($0.addresses, $0.addressFrames)) } }?
+                    .map { (address: $0.0, frame: $0.1) } ?? [],
+                sourceFrames: i.sourceFrames)
             if let index = parts.firstIndex(where: { $0.id == id }) {
                 parts[index].absorb(part)
             } else {
@@ -141,13 +152,22 @@ extension DiscoveryTracker {
                     address: address, mac: c.mac, process: c.process, queries: c.queries, quQuestions: c.qu,
                     qmQuestions: c.qm, appIDsQueried: c.appIDs.sorted(), firstQuery: c.firstQuery,
                     lastQuery: c.lastQuery, firstQueryFrame: c.firstQueryFrame, legacyUnicast: c.legacyUnicast,
-                    dialSearches: c.dialSearches, firstDialSearch: c.firstDialSearch, intervalsMs: c.intervals,
-                    followsDoubling: c.intervalCount < 2 ? nil : !c.doublingViolated, sessions: c.sessionCount),
+                    firstLegacyFrame: c.firstLegacyFrame, dialSearches: c.dialSearches,
+                    firstDialSearch: c.firstDialSearch, firstDialSearchFrame: c.firstDialSearchFrame,
+                    fastIntervals: c.fastIntervals,
+                    appIDsAnswered: c.namesAnswered.compactMap { key -> String? in
+                        if case .subtype(let app)? = CastName(DNSName(wire: key.wire)) { return app }
+                        return nil
+                    }.sorted(),
+                    serviceTypeAnswered: c.namesAnswered.contains(NameKey(CastName.serviceTypeName)),
+                    intervalsMs: c.intervals, followsDoubling: c.intervalCount < 2 ? nil : !c.doublingViolated,
+                    sessions: c.sessionCount),
                 intervalCount: c.intervalCount)
         }
         return TimelineResult(
             devices: parts, dial: dialOrder.map { dial[$0]!.info }, clients: clientParts, latency: latency,
-            responses: responses, queries: queries)
+            responses: responses, queries: queries, malformed: malformed, malformedCount: malformedCount,
+            reflected: reflected, reflectedCount: reflectedCount, reflectedTTLs: reflectedTTLs)
     }
 
     func row(_ s: SessionState, client: IPAddress, device: TimelineResult.DevicePart, keys: [NameKey]) -> LatencyRow {
@@ -219,8 +239,15 @@ extension TimelineResult.DevicePart {
             firstSeen = other.firstSeen
             firstFrame = other.firstFrame
         }
+        for (a, f) in other.addressFrames where !addressFrames.contains(where: { $0.address == a }) {
+            addressFrames.append((a, f))
+        }
+        for (a, f) in other.sourceFrames where !sourceFrames.contains(where: { $0.address == a }) {
+            sourceFrames.append((a, f))
+        }
         if other.lastSeen > lastSeen {
             lastSeen = other.lastSeen
+            lastFrame = other.lastFrame
             leftAt = other.leftAt
             leftFrame = other.leftFrame
         } else if leftAt == nil, other.leftAt != nil, other.lastSeen == lastSeen {

@@ -8,7 +8,9 @@ public enum AnalysisText {
     public static let width = 100
 
     public static func render(_ r: AnalysisReport) -> String {
-        var out = ""
+        var out = clip(Diagnosis.verdict(r.findings, devices: r.devices.count)) + "\n"
+        out += findings(r)
+        out += "\n"
         for c in r.captures {
             out += clip("Capture \(c.file)") + "\n" + clip("  " + AnalysisTables.captureLine(c)) + "\n"
         }
@@ -43,6 +45,36 @@ public enum AnalysisText {
         return out
     }
 
+    /// Findings by severity: code and title, then the detail, advice and evidence, wrapped.
+    static func findings(_ r: AnalysisReport) -> String {
+        guard !r.findings.isEmpty else { return "" }
+        var out = ""
+        for severity in Severity.allCases {
+            let group = r.findings.filter { $0.severity == severity }
+            guard !group.isEmpty else { continue }
+            out += "\n\(severity.rawValue.uppercased())S\n"
+            for f in group {
+                func words(_ s: String) -> [String] { s.split(separator: " ").map(String.init) }
+                out += wrap(["\(f.code):"] + words(f.title), first: "  * ", rest: "    ")
+                out += wrap(words(f.detail), first: "    ", rest: "    ")
+                out += wrap(["Advice:"] + words(f.advice), first: "    ", rest: "    ")
+                if !f.frames.isEmpty {
+                    out += wrap(["Frames:"] + frameList(f.frames, captures: r.captures), first: "    ", rest: "    ")
+                }
+            }
+        }
+        return out
+    }
+
+    /// `#12` for one capture, `file#12` when there are several.
+    static func frameList(_ frames: [FrameRef], captures: [CaptureInfo]) -> [String] {
+        var seen: [FrameRef] = []
+        for f in frames where !seen.contains(f) { seen.append(f) }
+        return seen.map { f in
+            captures.count > 1 && f.capture < captures.count ? "\(captures[f.capture].file)#\(f.frame)" : "#\(f.frame)"
+        }
+    }
+
     /// A left-aligned table with two leading spaces and two spaces between columns; cells
     /// longer than their width end in `…`.
     static func table(_ header: [String], _ rows: [[String]], widths: [Int]) -> String {
@@ -63,17 +95,21 @@ public enum AnalysisText {
         return out
     }
 
-    /// Words joined by spaces, wrapped at ``width`` with continuation lines indented by 4.
-    static func wrap(_ words: [String]) -> String {
+    /// Words joined by spaces, wrapped at ``width``: the first line starts with `first`, the
+    /// others with `rest`.
+    static func wrap(_ words: [String], first: String = "  ", rest: String = "    ") -> String {
         var out = ""
-        var line = " "
-        for word in words.map(TerminalText.sanitize) {
-            let w = word.count > width - 6 ? String(word.prefix(width - 7)) + "…" : word
-            if line.count + 1 + w.count > width {
+        var line = first
+        var empty = true
+        for word in words.map(TerminalText.sanitize) where !word.isEmpty {
+            let w = word.count > width - rest.count ? String(word.prefix(width - rest.count - 1)) + "…" : word
+            if !empty, line.count + 1 + w.count > width {
                 out += line + "\n"
-                line = "   "
+                line = rest
+                empty = true
             }
-            line += " " + w
+            line += (empty ? "" : " ") + w
+            empty = false
         }
         return out + line + "\n"
     }

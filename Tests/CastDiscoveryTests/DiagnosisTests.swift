@@ -1,0 +1,199 @@
+import Foundation
+import PcapCapture
+import Testing
+import WireFormat
+
+@testable import CastDiscovery
+
+// Every diagnosis code produced from a real capture made in network namespaces with real mDNS
+// stacks (captures/), or from a reproducible derivation of one (cut, corrupted, or the
+// Protected bit set on a public 802.11 capture). Healthy captures give no error or warning.
+
+enum DiagnosisSupport {
+    static let repoRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    static let external = repoRoot.appendingPathComponent("../shared/captures/external").standardizedFileURL
+
+    static func path(_ name: String) -> String { repoRoot.appendingPathComponent("captures/\(name)").path }
+
+    /// Reads captures the way `castscope analyze` does (one timeline each) and diagnoses them.
+    static func report(paths: [String], options: AnalysisOptions = AnalysisOptions()) throws -> AnalysisReport {
+        var captures: [CaptureInfo] = []
+        var timelines: [TimelineResult] = []
+        for (index, path) in paths.enumerated() {
+            let file = try CaptureFile(path: path)
+            if let e = DiscoveryFilter.expression(for: file.linkType) { try file.setFilter(e) }
+            var decoder = DiscoveryDecoder(linkType: file.linkType)
+            var tracker = DiscoveryTracker(options: options)
+            let (records, end) = file.forEachRecord { frame, header, bytes in
+                if let p = decoder.decode(
+                    frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength)
+                {
+                    tracker.ingest(p, capture: index)
+                }
+            }
+            let s = decoder.statistics
+            var info = CaptureInfo(
+                file: path, linkType: file.linkTypeName, packets: records, discoveryPackets: s.discoveryPackets,
+                malformedPackets: s.malformedPackets, start: file.firstTimestamp, end: file.lastTimestamp)
+            if case .truncated = end { info.truncated = true }
+            info.mdnsPackets = s.mdnsPackets
+            info.ssdpPackets = s.ssdpPackets
+            info.wifiDataFrames = s.wifiDataFrames
+            info.protectedWiFiFrames = s.protectedWiFiFrames
+            captures.append(info)
+            timelines.append(tracker.finish())
+        }
+        var r = AnalysisReport(captures: captures, timelines: timelines, options: options, merged: false)
+        r.findings = Diagnosis.diagnose(r)
+        return r
+    }
+
+    static func report(_ names: String...) throws -> AnalysisReport { try report(paths: names.map(path)) }
+
+    static func codes(_ r: AnalysisReport, _ severities: Set<Severity> = Set(Severity.allCases)) -> [String] {
+        r.findings.filter { severities.contains($0.severity) }.map(\.code)
+    }
+
+    /// Writes `bytes` to a temporary file and returns its path.
+    static func temporary(_ bytes: Data, name: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("castscope-diag-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let url = dir.appendingPathComponent(name)
+        try bytes.write(to: url)
+        return url.path
+    }
+
+    /// (offset of data, caplen) of every record of a little- or big-endian pcap.
+    static func records(_ d: Data) -> [(Int, Int)] {
+        let little = d.prefix(4) == Data([0xD4, 0xC3, 0xB2, 0xA1]) || d.prefix(4) == Data([0x4D, 0x3C, 0xB2, 0xA1])
+        var out: [(Int, Int)] = []
+        var pos = 24
+        while pos + 16 <= d.count {
+            let b = [UInt8](d[(d.startIndex + pos + 8)..<(d.startIndex + pos + 12)])
+            let cap =
+                little
+                ? Int(b[0]) | Int(b[1]) << 8 | Int(b[2]) << 16 | Int(b[3]) << 24
+                : Int(b[3]) | Int(b[2]) << 8 | Int(b[1]) << 16 | Int(b[0]) << 24
+            out.append((pos + 16, cap))
+            pos += 16 + cap
+        }
+        return out
+    }
+}
+
+private typealias S = DiagnosisSupport
+
+@Suite("Diagnosis on real captures")
+struct DiagnosisTests {
+    @Test(
+        "healthy captures give no error and no warning",
+        arguments: ["healthy-ipv4.pcap", "multi-device.pcap", "any-sll2.pcap", "fragmented.pcap"])
+    func healthy(name: String) throws {
+        let r = try S.report(name)
+        #expect(S.codes(r, [.error, .warning]) == [], "\(r.findings.map(\.title))")
+        #expect(Diagnosis.verdict(r.findings, devices: r.devices.count).hasPrefix("OK: no problems found"))
+    }
+
+    @Test(
+        "each scenario produces its code (and no unexpected error)",
+        arguments: [
+            ("goodbye.pcap", "DEVICE_LEFT", Severity.info),
+            ("ipv6.pcap", "NO_IPV4_ADDRESS", .warning),
+            ("legacy-unicast.pcap", "LEGACY_UNICAST", .info),
+            ("dial-ssdp.pcap", "DIAL_ONLY", .warning),
+            ("client-isolation.pcap", "QUERIES_UNANSWERED", .error),
+            ("own-queries-dropped.pcap", "CLIENT_NOT_ANSWERED", .error),
+            ("reflector.pcap", "CROSS_SUBNET", .warning),
+        ])
+    func scenario(name: String, code: String, severity: Severity) throws {
+        let r = try S.report(name)
+        let f = try #require(r.findings.first { $0.code == code }, "\(name): \(S.codes(r))")
+        #expect(f.severity == severity)
+        #expect(!f.frames.isEmpty || code == "NO_MDNS_TRAFFIC")
+        #expect(!f.title.isEmpty && !f.detail.isEmpty && !f.advice.isEmpty)
+    }
+
+    @Test("client isolation: both clients unanswered, their query frames are the evidence")
+    func isolation() throws {
+        let r = try S.report("client-isolation.pcap")
+        let unanswered = r.findings.filter { $0.code == "QUERIES_UNANSWERED" }
+        #expect(Set(unanswered.flatMap(\.subjects.clients)) == ["192.0.2.10", "192.0.2.5"])
+        for f in unanswered {
+            let client = try #require(f.subjects.clients.first)
+            let mine = r.queries.filter { $0.client.description == client }.map(\.frame)
+            #expect(f.frames == mine)
+        }
+        #expect(!S.codes(r).contains("CLIENT_NOT_ANSWERED"))
+    }
+
+    @Test("own queries dropped: the sender is not answered, the phone is")
+    func ownQueriesDropped() throws {
+        let r = try S.report("own-queries-dropped.pcap")
+        let f = r.findings.filter { $0.code == "CLIENT_NOT_ANSWERED" }
+        #expect(f.count == 1)
+        #expect(f.first?.subjects.clients == ["192.0.2.10"])
+        #expect(f.first?.detail.contains("answered other hosts' queries") == true)
+        #expect(!S.codes(r).contains("QUERIES_UNANSWERED"))
+    }
+
+    @Test("goodbye: DEVICE_LEFT points at the goodbye frame, and nothing else is wrong")
+    func goodbye() throws {
+        let r = try S.report("goodbye.pcap")
+        let f = try #require(r.findings.first { $0.code == "DEVICE_LEFT" })
+        #expect(f.frames == r.devices.first?.leftFrame.map { [$0] })
+        #expect(S.codes(r, [.error, .warning]) == [])
+    }
+
+    @Test("a cut-off capture gives TRUNCATED_CAPTURE with the last whole frame")
+    func truncated() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: S.path("goodbye.pcap")))
+        let last = try #require(S.records(data).last)
+        let cut = try S.temporary(data.prefix(last.0 + 10), name: "cut.pcap")
+        let r = try S.report(paths: [cut])
+        let f = try #require(r.findings.first { $0.code == "TRUNCATED_CAPTURE" })
+        #expect(f.severity == .info)
+        #expect(f.frames == [FrameRef(capture: 0, frame: S.records(data).count - 1)])
+    }
+
+    @Test("corrupted packets give MALFORMED_PACKETS with their frames")
+    func malformed() throws {
+        var data = try Data(contentsOf: URL(fileURLWithPath: S.path("healthy-ipv4.pcap")))
+        let recs = S.records(data)
+        // Frame 2: a compression pointer to itself at the question name; frame 6: label type 0x80.
+        data[data.startIndex + recs[1].0 + 54] = 0xC0
+        data[data.startIndex + recs[1].0 + 55] = 0x0C
+        data[data.startIndex + recs[5].0 + 54] = 0x80
+        let r = try S.report(paths: [try S.temporary(data, name: "bad.pcap")])
+        let f = try #require(r.findings.first { $0.code == "MALFORMED_PACKETS" })
+        #expect(f.frames == [FrameRef(capture: 0, frame: 2), FrameRef(capture: 0, frame: 6)])
+        #expect(f.detail.contains("bad compression pointer"))
+    }
+
+    @Test(
+        "an 802.11 capture with protected data frames gives ENCRYPTED_WIFI",
+        .enabled(if: FileManager.default.fileExists(atPath: S.external.path), "../shared is absent"))
+    func encrypted() throws {
+        // zeek/radiotap.pcap: a real unprotected 802.11 + radiotap mDNS frame (frame 3). Setting its
+        // Protected bit (frame control byte 1, 0x40) makes it what a WPA2 capture looks like.
+        var data = try Data(contentsOf: S.external.appendingPathComponent("zeek/radiotap.pcap"))
+        let recs = S.records(data)
+        let (offset, _) = recs[2]
+        let radiotapLength = Int(data[data.startIndex + offset + 2]) | Int(data[data.startIndex + offset + 3]) << 8
+        data[data.startIndex + offset + radiotapLength + 1] |= 0x40
+        let r = try S.report(paths: [try S.temporary(data, name: "wpa.pcap")])
+        let f = try #require(r.findings.first { $0.code == "ENCRYPTED_WIFI" })
+        #expect(f.severity == .error)
+        #expect(r.captures[0].protectedWiFiFrames == 1)
+        #expect(!S.codes(r).contains("NO_MDNS_TRAFFIC"))
+    }
+
+    @Test("findings are sorted by severity and the verdict names the first error")
+    func ordering() throws {
+        let r = try S.report("own-queries-dropped.pcap")
+        #expect(r.findings.map(\.severity) == r.findings.map(\.severity).sorted())
+        let v = Diagnosis.verdict(r.findings, devices: r.devices.count)
+        #expect(v.hasPrefix("FAIL: Cast discovery failed (1 error"))
+        #expect(v.contains(r.findings[0].title))
+    }
+}
