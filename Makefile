@@ -3,11 +3,12 @@ SWIFT ?= swift
 BIN := .build/release/castscope
 DEMO_CAPTURE := captures/multi-device.pcap
 # Debian packages: libpcap-dev to build; tshark (the reference decoder), python3 and
-# python3-jsonschema (Debian's python, /usr/bin/python3, checks the JSON contract) for tests.
+# python3-jsonschema (Debian's python, /usr/bin/python3, checks the JSON contract) and
+# chromium (renders the HTML report headless) for tests.
 BUILD_PACKAGES := libpcap-dev
-TEST_PACKAGES := libpcap-dev tshark python3 python3-jsonschema
+TEST_PACKAGES := libpcap-dev tshark python3 python3-jsonschema chromium
 
-.PHONY: all build deps test-deps demo test unit lint cli schema golden golden-update differential clean
+.PHONY: all build deps test-deps demo test unit lint cli html schema golden golden-update differential clean
 
 all: build
 
@@ -28,6 +29,10 @@ unit: deps
 
 cli: build
 	Tests/cli/run.sh
+	Tests/cli/plist-extract.sh
+
+html: build
+	Tests/html/check.sh
 
 schema: build
 	/usr/bin/python3 Tests/schema/validate.py --self-test
@@ -48,6 +53,8 @@ lint:
 test: test-deps build lint
 	$(SWIFT) test
 	Tests/cli/run.sh
+	Tests/cli/plist-extract.sh
+	Tests/html/check.sh
 	Tests/golden/run.sh
 	/usr/bin/python3 Tests/schema/validate.py --self-test
 	/usr/bin/python3 Tests/schema/validate.py

@@ -9,7 +9,8 @@
 #
 # After generating, captures/verify.sh checks the content of each file.
 # Every capture is made with real daemons (avahi-daemon, python-zeroconf,
-# small python SSDP/DIAL tools in captures/tools/) talking to each other over
+# small python SSDP/DIAL tools and, for the diagnosis scenarios, small
+# hand-built stdlib mDNS responders/queriers in captures/tools/) talking to each other over
 # a Linux bridge inside network namespaces that this script creates, and is
 # recorded with tcpdump inside the sender's namespace.
 #
@@ -39,7 +40,10 @@ TOOLS=$HERE/tools
 OUT=${CASTSCOPE_CAPTURE_DIR:-$HERE}
 PY=${PYTHON:-python3}   # the python3 that has `zeroconf` (sudo may reset PATH)
 ALL_CAPTURES=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented
-              legacy-unicast dial-ssdp client-isolation own-queries-dropped reflector)
+              legacy-unicast dial-ssdp client-isolation own-queries-dropped reflector
+              no-cast-queries no-mdns app-id-unanswered incomplete-resolution
+              txt-missing-fn device-expired slow-response duplicate-name
+              address-changed query-storm repeater)
 
 # --- fixed identities -------------------------------------------------------
 CC_HOST=3f5d6b2a-8c91-4e07-b2d4-6a1f0c9e7d35      # "Living Room TV" (Chromecast)
@@ -51,6 +55,11 @@ CC4=192.0.2.21       CC6=2001:db8::21
 ULTRA4=192.0.2.22
 MINI4=192.0.2.23
 SHIELD4=192.0.2.24   SHIELD6=2001:db8::24
+DUP_HOST=5e9a0c7d-3b14-4f62-a8d9-0c2e7b4f1a63     # a second "Living Room TV"
+DUP4=192.0.2.25
+PRINTER4=192.0.2.30                                # "Office Printer" (_ipp._tcp)
+CC4_NEW=192.0.2.31                                 # Living Room TV's new address
+REPEATER4=192.0.2.40                               # naive mDNS repeater (repeater)
 
 die()  { echo "generate.sh: error: $*" >&2; exit 1; }
 note() { printf '%s [%s] %s\n' "$(date +%H:%M:%S)" "${CUR:-main}" "$*"; }
@@ -217,6 +226,7 @@ stop() { # NAME [SIGNAL] : stop a background process by its pid and wait for it
 start_avahi() {
   local name=$1 ns=$2 host=$3 services=$4 v4=${5:-yes} v6=${6:-no} refl=${7:-no} ifaces=${8:-eth0}
   local d=$WORK/$name f publish=yes
+  rm -rf "$d" # no service files left over from an earlier scenario in this run
   mkdir -p "$d/services"
   for f in $services; do cp "$TOOLS/avahi/$f" "$d/services/"; done
   [[ $refl == yes ]] && publish=no
@@ -475,6 +485,217 @@ cap_reflector() {
   finish browser 20
   stop_capture reflector
   show_log browser
+}
+
+# --- diagnosis scenarios (issue #4) -----------------------------------------
+
+cap_no-cast-queries() {
+  # A Cast device and a printer announce themselves and the sender browses
+  # for printers (_ipp._tcp), but nothing ever asks for _googlecast._tcp --
+  # what a capture looks like when an iOS app was denied Local Network access.
+  lan v4
+  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  add_host cs-printer eth0 02:ca:57:00:00:30 br0 $PRINTER4/24 -
+  start_capture cs-sender eth0 no-cast-queries
+  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  start_avahi printer cs-printer office-printer printer.service yes no
+  wait_log dev1 "successfully established" 15
+  wait_log printer "successfully established" 15
+  sleep 3
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6 \
+    --type _ipp._tcp.local.
+  finish browser 20
+  stop_capture no-cast-queries
+  show_log browser
+}
+
+cap_no-mdns() {
+  # Only ordinary unicast traffic: ARP, ICMP echo, a UDP echo exchange on
+  # port 7.  No mDNS daemon runs anywhere.
+  lan v4
+  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  spawn echo cs-dev1 "$PY" "$TOOLS/plain_traffic.py" server --ip $CC4 --port 7 --duration 15
+  wait_log echo "listening" 10
+  start_capture cs-sender eth0 no-mdns
+  spawn plain cs-sender "$PY" "$TOOLS/plain_traffic.py" client --ip $SENDER4 --peer $CC4 --port 7 --count 3
+  finish plain 20
+  stop echo TERM
+  stop_capture no-mdns
+  show_log plain
+}
+
+cap_app-id-unanswered() {
+  # The sender browses the base type and the app-ID subtype of an app that no
+  # device publishes (_DEADBEEF); the Bedroom TV publishes only _CC1AD845.
+  # The capture starts before avahi, so its announcements (which include the
+  # _CC1AD845 subtype PTR) show which app ID the device does publish.  The
+  # browser is a fresh process, so it has none of them cached.
+  lan v4
+  add_host cs-tv eth0 02:ca:57:00:00:22 br0 $ULTRA4/24 -
+  start_capture cs-sender eth0 app-id-unanswered
+  start_avahi tv cs-tv $ULTRA_HOST chromecast-ultra.service yes no
+  wait_log tv "successfully established" 15
+  sleep 4
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 8 \
+    --type _googlecast._tcp.local. --type _DEADBEEF._sub._googlecast._tcp.local.
+  finish browser 25
+  stop_capture app-id-unanswered
+  show_log browser
+}
+
+cap_incomplete-resolution() {
+  # A broken responder answers the PTR query with the PTR only and ignores
+  # the browser's SRV/TXT/A follow-up queries.
+  lan v4
+  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  spawn dev1 cs-dev1 "$PY" "$TOOLS/hand_responder.py" --spec "$TOOLS/zc/living-room-tv.json" \
+    --ip $CC4 --mode ptr-only --delay 0.08
+  wait_log dev1 "ready" 10
+  start_capture cs-sender eth0 incomplete-resolution
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 8
+  finish browser 25
+  stop dev1 INT
+  stop_capture incomplete-resolution
+  show_log browser
+  show_log dev1
+}
+
+cap_txt-missing-fn() {
+  # healthy-ipv4 with a TXT record that lacks the fn (friendly name) key.
+  lan v4
+  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  start_avahi dev1 cs-dev1 $CC_HOST chromecast-no-fn.service yes no
+  wait_log dev1 "successfully established" 15
+  sleep 5
+  start_capture cs-sender eth0 txt-missing-fn
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
+  finish browser 20
+  stop_capture txt-missing-fn
+  show_log browser
+}
+
+cap_device-expired() {
+  # python-zeroconf device with 10 s TTLs on every record; it is discovered,
+  # then killed with SIGKILL (no goodbye).  The sender keeps browsing for
+  # ~35 s: its refresh queries (80-95 % of the TTL) go unanswered and the
+  # records expire.
+  lan v4
+  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  spawn dev1 cs-dev1 "$PY" "$TOOLS/cast_responder.py" --spec "$TOOLS/zc/living-room-tv.json" \
+    --ip $CC4 --ip-version v4 --host-ttl 10 --other-ttl 10
+  wait_log dev1 "ready" 15
+  sleep 3 # announcements are over before the capture starts
+  start_capture cs-sender eth0 device-expired
+  # rfc_browser.py, not cast_browser.py: python-zeroconf's cache raises PTR
+  # TTLs below 1125 s to 1125 s, so it would neither refresh nor expire.
+  spawn browser cs-sender "$PY" "$TOOLS/rfc_browser.py" --ip $SENDER4 --duration 38
+  wait_log browser "resolved" 10
+  sleep 2
+  note "killing the device with SIGKILL (no goodbye)"
+  stop dev1 KILL
+  wait_log browser "remove" 20
+  finish browser 45
+  stop_capture device-expired
+  show_log browser
+}
+
+cap_slow-response() {
+  # A Chromecast-like responder that answers every PTR query only after
+  # 700 ms.  Two sender runs one after the other (fresh caches), so two
+  # queries are answered late.
+  lan v4
+  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  spawn dev1 cs-dev1 "$PY" "$TOOLS/hand_responder.py" --spec "$TOOLS/zc/living-room-tv.json" \
+    --ip $CC4 --mode full --delay 0.7
+  wait_log dev1 "ready" 10
+  start_capture cs-sender eth0 slow-response
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 3
+  finish browser 20
+  show_log browser
+  sleep 1
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 3
+  finish browser 20
+  stop dev1 INT
+  stop_capture slow-response
+  show_log browser
+  show_log dev1
+}
+
+cap_duplicate-name() {
+  # Two different Chromecasts (ids, hosts, addresses) both named
+  # "Living Room TV".
+  lan v4
+  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  add_host cs-dev2 eth0 02:ca:57:00:00:25 br0 $DUP4/24 -
+  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  start_avahi dev2 cs-dev2 $DUP_HOST chromecast-living-room-2.service yes no
+  wait_log dev1 "successfully established" 15
+  wait_log dev2 "successfully established" 15
+  sleep 5
+  start_capture cs-sender eth0 duplicate-name
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
+  finish browser 20
+  stop_capture duplicate-name
+  show_log browser
+}
+
+cap_address-changed() {
+  # The Living Room TV is discovered at 192.0.2.21, then its address changes
+  # to 192.0.2.31 (as after a new DHCP lease); avahi re-announces the host
+  # with the new A record (cache-flush).
+  lan v4
+  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  wait_log dev1 "successfully established" 15
+  sleep 5
+  start_capture cs-sender eth0 address-changed
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 14
+  wait_log browser "resolved" 10
+  sleep 3
+  note "changing the device's address $CC4 -> $CC4_NEW"
+  ip -n cs-dev1 addr del $CC4/24 dev eth0
+  ip -n cs-dev1 addr add $CC4_NEW/24 dev eth0
+  finish browser 30
+  stop_capture address-changed
+  show_log browser
+  show_log dev1
+}
+
+cap_query-storm() {
+  # A sender that multicasts PTR _googlecast._tcp.local every 100-200 ms for
+  # 5 s, without known answers; the Living Room TV (avahi) answers.
+  lan v4
+  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  wait_log dev1 "successfully established" 15
+  sleep 5
+  start_capture cs-sender eth0 query-storm
+  spawn storm cs-sender "$PY" "$TOOLS/query_storm.py" --ip $SENDER4 --duration 5
+  finish storm 20
+  stop_capture query-storm
+  show_log storm
+}
+
+cap_repeater() {
+  # healthy-ipv4 plus a third host on the same bridge running a naive mDNS
+  # repeater (tools/naive_repeater.py): it re-multicasts every response it
+  # hears, unchanged, from 192.0.2.40 with the default multicast TTL 1.  The
+  # sender hears each answer twice: from 192.0.2.21 (TTL 255) and from the
+  # repeater (TTL 1).
+  lan v4
+  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  add_host cs-repeater eth0 02:ca:57:00:00:40 br0 $REPEATER4/24 -
+  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  wait_log dev1 "successfully established" 15
+  spawn repeater cs-repeater "$PY" "$TOOLS/naive_repeater.py" --ip $REPEATER4
+  wait_log repeater "ready" 10
+  sleep 5 # avahi's probing/announcing (and the repeats of it) are over
+  start_capture cs-sender eth0 repeater
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
+  finish browser 20
+  stop_capture repeater
+  show_log browser
+  show_log repeater
 }
 
 # --- main -------------------------------------------------------------------

@@ -40,7 +40,19 @@ v_common() { # FILE
   d=$(capinfos -M -u "$1" | sed -n 's/^Capture duration: *//p')
   ok "$(basename "$1"): $p packets, $(stat -c %s "$1") bytes, $d"
   if capinfos "$1" | grep -q 'nanosecond'; then ok "nanosecond timestamps"; else ok "microsecond timestamps"; fi
-  expect "has mDNS or SSDP" "$1" 'mdns || ssdp' -ge 1
+  # no-mdns.pcap is the one capture that must have no discovery traffic
+  [[ $(basename "$1") == no-mdns.pcap ]] || expect "has mDNS or SSDP" "$1" 'mdns || ssdp' -ge 1
+}
+
+# delays FILE QUERY_FILTER RESPONSE_FILTER : for every response, seconds since
+# the latest earlier query (one line per response: frame delay)
+delays() {
+  tshark -r "$1" -Y "($2) || ($3)" -T fields -e frame.number -e frame.time_relative -e dns.flags.response 2>/dev/null |
+    awk -F'\t' '$3 == 0 { q = $2; next } q != "" { printf "%s %.6f\n", $1, $2 - q }'
+}
+# gaps FILE FILTER : seconds between consecutive matching frames, one a line
+gaps() {
+  t "$1" "$2" frame.time_relative | awk 'NR > 1 { printf "%.6f\n", $1 - p } { p = $1 }'
 }
 
 CC='Chromecast-3f5d6b2a8c914e07b2d46a1f0c9e7d35._googlecast._tcp.local'
@@ -160,7 +172,150 @@ v_reflector() {
   expect "nothing directly from 192.0.2.150" $f 'ip.src==192.0.2.150' -eq 0
 }
 
-ALL=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented legacy-unicast dial-ssdp client-isolation own-queries-dropped reflector)
+# --- diagnosis scenarios (issue #4) -----------------------------------------
+
+v_no-cast-queries() {
+  local f=no-cast-queries.pcap
+  encap $f Ethernet
+  expect "no query asks for _googlecast._tcp.local or an app-ID subtype" $f 'dns.flags.response==0 && (dns.qry.name=="_googlecast._tcp.local" || dns.qry.name contains "._sub._googlecast._tcp.local")' -eq 0
+  expect "no PTR question about _googlecast at all" $f 'dns.flags.response==0 && dns.qry.type==12 && dns.qry.name contains "_googlecast"' -eq 0
+  expect "the Cast device announces itself (PTR, TTL>0)" $f "ip.src==192.0.2.21 && dns.flags.response==1 && dns.ptr.domain_name==\"$CC\" && dns.resp.ttl>0 && dns.txt contains \"fn=Living Room TV\"" -ge 2
+  expect "the sender browses _ipp._tcp (other mDNS)" $f 'ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.name=="_ipp._tcp.local"' -ge 1
+  expect "the printer answers the sender" $f 'ip.src==192.0.2.30 && dns.flags.response==1 && dns.ptr.domain_name=="Office Printer._ipp._tcp.local" && dns.srv.port==631' -ge 1
+  expect "the sender sends nothing about Cast" $f 'ip.src==192.0.2.10 && frame contains "googlecast"' -eq 0
+}
+
+v_no-mdns() {
+  local f=no-mdns.pcap
+  encap $f Ethernet
+  expect "no mDNS at all (UDP 5353)" $f 'udp.port==5353 || mdns' -eq 0
+  expect "no SSDP (UDP 1900)" $f 'udp.port==1900 || ssdp' -eq 0
+  expect "no IGMP join for 224.0.0.251" $f 'igmp.maddr==224.0.0.251' -eq 0
+  expect "ARP request and reply" $f 'arp' -ge 2
+  expect "3 ICMP echo requests" $f 'ip.src==192.0.2.10 && icmp.type==8' -eq 3
+  expect "3 ICMP echo replies" $f 'ip.src==192.0.2.21 && icmp.type==0' -eq 3
+  expect "UDP echo exchange on port 7 (3 each way)" $f 'udp.port==7' -eq 6
+}
+
+v_app-id-unanswered() {
+  local f=app-id-unanswered.pcap q0
+  encap $f Ethernet
+  expect "queries ask base type and _DEADBEEF subtype together" $f 'ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.name=="_googlecast._tcp.local" && dns.qry.name=="_DEADBEEF._sub._googlecast._tcp.local"' -ge 2
+  expect "the device announces the _CC1AD845 subtype" $f 'ip.src==192.0.2.22 && dns.flags.response==1 && dns.resp.name=="_CC1AD845._sub._googlecast._tcp.local"' -ge 1
+  expect "... and no other subtype" $f 'dns.flags.response==1 && dns.resp.name contains "._sub." && !(dns.resp.name=="_CC1AD845._sub._googlecast._tcp.local")' -eq 0
+  q0=$(t $f 'ip.src==192.0.2.10 && dns.flags.response==0' frame.time_relative | head -1)
+  expect "the base type is answered after the sender's first query (t=${q0:-none})" $f "ip.src==192.0.2.22 && dns.flags.response==1 && dns.resp.name==\"_googlecast._tcp.local\" && dns.ptr.domain_name==\"Chromecast-Ultra-7a0e4c192d6b4f8395c1e8b3a2d7f604._googlecast._tcp.local\" && frame.time_relative > ${q0:-1e9}" -ge 1
+  expect "nobody ever answers _DEADBEEF" $f 'dns.flags.response==1 && (dns.resp.name=="_DEADBEEF._sub._googlecast._tcp.local" || frame contains "DEADBEEF")' -eq 0
+}
+
+v_incomplete-resolution() {
+  local f=incomplete-resolution.pcap
+  encap $f Ethernet
+  expect "sender PTR query" $f 'ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.name=="_googlecast._tcp.local"' -ge 1
+  expect "device answers with the PTR only (AN=1, AR=0)" $f "ip.src==192.0.2.21 && dns.flags.response==1 && dns.ptr.domain_name==\"$CC\" && dns.count.answers==1 && dns.count.add_rr==0 && dns.count.auth_rr==0" -ge 1
+  expect "sender's follow-up SRV queries" $f "ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.type==33 && dns.qry.name==\"$CC\"" -ge 2
+  expect "sender's follow-up TXT queries" $f "ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.type==16 && dns.qry.name==\"$CC\"" -ge 2
+  expect "no SRV, TXT, A or AAAA record anywhere" $f 'dns.flags.response==1 && (dns.resp.type==33 || dns.resp.type==16 || dns.resp.type==1 || dns.resp.type==28)' -eq 0
+  expect "every response is a lone PTR" $f 'dns.flags.response==1 && !(dns.count.answers==1 && dns.resp.type==12)' -eq 0
+}
+
+v_txt-missing-fn() {
+  local f=txt-missing-fn.pcap keys
+  encap $f Ethernet
+  expect "device response with PTR+SRV(8009)+TXT+A" $f "ip.src==192.0.2.21 && dns.ptr.domain_name==\"$CC\" && dns.srv.port==8009 && dns.txt && dns.a==192.0.2.21" -ge 1
+  expect "TXT carries id/md/ca" $f 'dns.txt contains "id=3f5d6b2a8c914e07b2d46a1f0c9e7d35" && dns.txt contains "md=Chromecast" && dns.txt contains "ca=4101"' -ge 1
+  expect "no TXT string has an fn key" $f 'dns.txt contains "fn="' -eq 0
+  keys=$(t $f 'ip.src==192.0.2.21 && dns.txt' dns.txt | head -1 | tr ',' '\n' | cut -d= -f1 | tr '\n' ' ')
+  [[ $keys == "id cd rm ve md ic ca st bs nf rs " ]] && ok "TXT keys: $keys" || bad "TXT keys: '$keys'"
+}
+
+v_device-expired() {
+  local f=device-expired.pcap last end ttls
+  encap $f Ethernet
+  expect "device answers the first query" $f 'ip.src==192.0.2.21 && dns.flags.response==1 && dns.srv.port==8009 && dns.a==192.0.2.21' -ge 1
+  ttls=$(t $f 'ip.src==192.0.2.21 && dns.flags.response==1' dns.resp.ttl | sort -u | tr '\n' ' ')
+  [[ $ttls =~ ^10(,10)*\ $ ]] && ok "every record has TTL 10 ($ttls)" || bad "TTLs: $ttls"
+  expect "no goodbye (no TTL 0)" $f 'dns.resp.ttl==0' -eq 0
+  last=$(t $f 'ip.src==192.0.2.21 && mdns' frame.time_relative | tail -1)
+  last=${last:-1e9}
+  end=$(capinfos -M -u $f | sed -n 's/^Capture duration: *\([0-9.]*\).*/\1/p')
+  awk -v l="$last" -v e="$end" 'BEGIN{exit !(e - l > 25)}' && ok "last mDNS from the device at t=$last, capture ends at t=$end (> 2.5 x TTL later)" || bad "last=$last end=$end"
+  expect "refresh queries at 80-95 % of the TTL (SRV, no answer)" $f "ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.type==33 && frame.time_relative>$last+7.5 && frame.time_relative<$last+10" -eq 4
+  expect "PTR queries without known answers after the last answer" $f "ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.name==\"_googlecast._tcp.local\" && dns.count.answers==0 && frame.time_relative>$last" -ge 5
+  expect "PTR queries after the TTL ran out" $f "ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.name==\"_googlecast._tcp.local\" && frame.time_relative>$last+10" -ge 2
+  expect "the killed process's socket leaves 224.0.0.251 (kernel IGMP leave)" $f 'ip.src==192.0.2.21 && igmp.maddr==224.0.0.251 && igmp.record_type==3' -ge 1
+}
+
+v_slow-response() {
+  local f=slow-response.pcap d n bad_d
+  encap $f Ethernet
+  expect "Chromecast-like answers: AN=PTR, AR=TXT+SRV+A" $f "ip.src==192.0.2.21 && dns.flags.response==1 && dns.count.answers==1 && dns.count.add_rr==3 && dns.ptr.domain_name==\"$CC\" && dns.srv.port==8009 && dns.a==192.0.2.21 && dns.txt contains \"fn=Living Room TV\"" -ge 2
+  d=$(delays $f 'ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.name=="_googlecast._tcp.local"' 'ip.src==192.0.2.21 && dns.flags.response==1')
+  n=$(awk 'NF {c++} END {print c+0}' <<<"$d")
+  bad_d=$(awk '$2 < 0.55 || $2 > 1.0' <<<"$d")
+  [[ $n -ge 2 && -z $bad_d ]] && ok "every answer 0.55-1.0 s after its query (frame delay): $(tr '\n' ' ' <<<"$d")" || bad "delays: $d"
+}
+
+v_duplicate-name() {
+  local f=duplicate-name.pcap
+  encap $f Ethernet
+  local srcs ids hosts
+  srcs=$(t $f 'dns.flags.response==1 && dns.txt contains "fn=Living Room TV"' ip.src | sort -u | tr '\n' ' ')
+  ids=$(t $f 'dns.flags.response==1 && dns.txt contains "fn=Living Room TV"' dns.txt | tr ',' '\n' | grep '^id=' | sort -u | tr '\n' ' ')
+  hosts=$(t $f 'dns.flags.response==1 && dns.txt contains "fn=Living Room TV"' dns.srv.target | sort -u | tr '\n' ' ')
+  [[ $srcs == "192.0.2.21 192.0.2.25 " ]] && ok "fn=Living Room TV from two hosts: $srcs" || bad "sources: $srcs"
+  [[ $(wc -w <<<"$ids") == 2 ]] && ok "two different ids: $ids" || bad "ids: $ids"
+  [[ $(wc -w <<<"$hosts") == 2 ]] && ok "two different SRV targets: $hosts" || bad "targets: $hosts"
+}
+
+v_address-changed() {
+  local f=address-changed.pcap old new
+  encap $f Ethernet
+  local H=3f5d6b2a-8c91-4e07-b2d4-6a1f0c9e7d35.local
+  old=$(t $f "dns.flags.response==1 && dns.resp.name==\"$H\" && dns.a==192.0.2.21" frame.time_relative | head -1)
+  new=$(t $f "dns.flags.response==1 && dns.resp.name==\"$H\" && dns.a==192.0.2.31" frame.time_relative | head -1)
+  [[ -n $old && -n $new ]] && awk -v o="$old" -v n="$new" 'BEGIN{exit !(n > o)}' &&
+    ok "host A 192.0.2.21 at t=$old, then A 192.0.2.31 at t=$new" || bad "old=$old new=$new"
+  expect "first answer (from 192.0.2.21) carries A 192.0.2.21" $f "ip.src==192.0.2.21 && dns.ptr.domain_name==\"$CC\" && dns.a==192.0.2.21" -ge 1
+  expect "re-announcements from 192.0.2.31 with A 192.0.2.31, cache-flush" $f "ip.src==192.0.2.31 && dns.flags.response==1 && dns.a==192.0.2.31 && dns.resp.cache_flush==1" -ge 2
+  expect "same SRV target and port before and after" $f "dns.srv.target==\"$H\" && dns.srv.port==8009 && (ip.src==192.0.2.21 || ip.src==192.0.2.31)" -ge 2
+  expect "nothing from 192.0.2.21 after the change" $f "ip.src==192.0.2.21 && frame.time_relative>${new:-0}" -eq 0
+}
+
+v_query-storm() {
+  local f=query-storm.pcap Q g n fast maxg
+  encap $f Ethernet
+  Q='ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.name=="_googlecast._tcp.local"'
+  expect "at least 25 PTR queries" $f "$Q" -ge 25
+  expect "all from port 5353, QM, no known answers" $f "$Q && !(udp.srcport==5353 && dns.count.answers==0 && dns.qry.qu==0)" -eq 0
+  g=$(gaps $f "$Q")
+  n=$(awk 'NF {c++} END {print c+0}' <<<"$g")
+  fast=$(awk '$1 < 0.9 {c++} END {print c+0}' <<<"$g")
+  maxg=$(sort -g <<<"$g" | tail -1)
+  [[ $fast == "$n" ]] && awk -v m="$maxg" 'BEGIN{exit !(m < 0.25)}' &&
+    ok "all $n query intervals < 0.25 s (largest $maxg s)" || bad "$fast of $n intervals < 0.9 s, largest $maxg"
+  expect "the device answers (multicast)" $f "ip.src==192.0.2.21 && dns.flags.response==1 && dns.ptr.domain_name==\"$CC\" && ip.dst==224.0.0.251" -ge 2
+}
+
+v_repeater() {
+  local f=repeater.pcap dev rep
+  encap $f Ethernet
+  expect "the device answers directly: PTR from 192.0.2.21 with IP TTL 255" $f "ip.src==192.0.2.21 && ip.ttl==255 && dns.flags.response==1 && dns.ptr.domain_name==\"$CC\"" -ge 1
+  expect "the same PTR repeated from 192.0.2.40 with IP TTL 1" $f "ip.src==192.0.2.40 && ip.ttl==1 && dns.flags.response==1 && dns.ptr.domain_name==\"$CC\"" -ge 1
+  expect "repeated copies come from the repeater's MAC, port 5353, to 224.0.0.251" $f 'ip.src==192.0.2.40 && mdns && !(eth.src==02:ca:57:00:00:40 && udp.srcport==5353 && ip.dst==224.0.0.251)' -eq 0
+  expect "every mDNS packet from the repeater has TTL 1" $f 'ip.src==192.0.2.40 && mdns && ip.ttl!=1' -eq 0
+  expect "every mDNS packet from the device has TTL 255" $f 'ip.src==192.0.2.21 && mdns && ip.ttl!=255' -eq 0
+  expect "the repeater sends no queries" $f 'ip.src==192.0.2.40 && mdns && dns.flags.response==0' -eq 0
+  expect "repeated answers still carry A 192.0.2.21, never the repeater's address" $f 'ip.src==192.0.2.40 && dns.a==192.0.2.21 && !(dns.a==192.0.2.40)' -ge 1
+  dev=$(t $f 'ip.src==192.0.2.21 && dns.flags.response==1 && ip.dst==224.0.0.251' udp.payload | sort)
+  rep=$(t $f 'ip.src==192.0.2.40 && dns.flags.response==1' udp.payload | sort)
+  [[ -n $dev && $dev == "$rep" ]] && ok "each multicast response from the device is repeated once, byte for byte ($(wc -l <<<"$rep"))" ||
+    bad "device payloads ($(wc -l <<<"$dev")) and repeated payloads ($(wc -l <<<"$rep")) differ"
+}
+
+ALL=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented legacy-unicast dial-ssdp client-isolation own-queries-dropped reflector
+     no-cast-queries no-mdns app-id-unanswered incomplete-resolution txt-missing-fn device-expired slow-response
+     duplicate-name address-changed query-storm repeater)
 want=("$@")
 ((${#want[@]})) || want=("${ALL[@]}")
 for c in "${want[@]}"; do

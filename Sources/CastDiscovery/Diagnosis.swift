@@ -31,21 +31,6 @@ public enum Diagnosis {
             .map(\.element)
     }
 
-    /// A one-line verdict: `FAIL`, `WARN` or `OK`, with counts and the first problem.
-    public static func verdict(_ findings: [Finding], devices: Int) -> String {
-        let errors = findings.filter { $0.severity == .error }
-        let warnings = findings.filter { $0.severity == .warning }
-        func n(_ k: Int, _ word: String) -> String { "\(k) \(word)\(k == 1 ? "" : "s")" }
-        if let first = errors.first {
-            return "FAIL: Cast discovery failed (\(n(errors.count, "error")), \(n(warnings.count, "warning"))): "
-                + first.title
-        }
-        if let first = warnings.first {
-            return "WARN: discovery works with problems (\(n(warnings.count, "warning"))): " + first.title
-        }
-        return "OK: no problems found (\(n(devices, "Cast device")) visible)"
-    }
-
     // MARK: The capture itself
 
     static func captureFindings(_ r: AnalysisReport) -> [Finding] {
@@ -101,8 +86,10 @@ public enum Diagnosis {
         let mdns = r.captures.reduce(0) { $0 + $1.mdnsPackets }
         let ssdp = r.captures.reduce(0) { $0 + $1.ssdpPackets }
         let encrypted = r.captures.contains { $0.protectedWiFiFrames > 0 }
+        let dialSearched = r.clients.contains { $0.dialSearches > 0 }
         if mdns == 0 {
-            if encrypted { return [] }
+            // Encrypted Wi-Fi explains the silence; a DIAL-only sender is its own finding.
+            if encrypted || dialSearched { return [] }
             return [
                 Finding(
                     code: "NO_MDNS_TRAFFIC", severity: .error, title: "No mDNS traffic at all in the capture",
@@ -116,7 +103,6 @@ public enum Diagnosis {
             ]
         }
         let queried = r.clients.contains { $0.queries > 0 }
-        let dialSearched = r.clients.contains { $0.dialSearches > 0 }
         if !queried, !dialSearched {
             let heard = r.devices.filter { $0.via.contains("mdns") }
             return [
@@ -267,12 +253,18 @@ public enum Diagnosis {
                         frames: worst.flatMap { [$0.query, $0.answer] },
                         subjects: FindingSubjects(clients: [address], devices: devices)))
             }
-            if c.fastIntervals >= stormIntervals {
+            // Cache refreshes at 80/85/90/95 % of a short TTL are legitimately close together
+            // (RFC 6762 §5.2): an interval of 5 % ± 2 % of a TTL in use is not a storm.
+            let refreshTTLs = Set(mdnsDevices.flatMap { $0.ttls.flatMap(\.values) }.filter { $0 > 0 })
+            let storm = c.intervalsMs.filter { i in
+                i < fastIntervalMs && !refreshTTLs.contains { abs(i - 50 * Double($0)) <= 20 * Double($0) }
+            }
+            if storm.count >= stormIntervals {
                 f.append(
                     Finding(
                         code: "QUERY_STORM", severity: .warning,
                         title: "\(address) queries faster than RFC 6762 allows",
-                        detail: "\(c.fastIntervals) of its query intervals were shorter than "
+                        detail: "\(storm.count) of its query intervals were shorter than "
                             + "\(Int(fastIntervalMs)) ms; RFC 6762 §5.2 wants at least 1 s between the first two "
                             + "queries and doubling after that. Fast repeats load every device on the network and "
                             + "can trip multicast rate limits on access points.",

@@ -9,6 +9,7 @@ public enum AnalysisMarkdown {
             out += "- `\(code(c.file))`: \(escape(AnalysisTables.captureLine(c)))\n"
         }
         out += "\n" + escape(AnalysisTables.countsLine(r)) + "\n"
+        out += "\n" + ReportMarkdown.findings(r)
         out += "\n### Devices\n\n" + table(AnalysisTables.deviceHeader, AnalysisTables.deviceRows(r))
         out += "\n### Clients\n\n" + table(AnalysisTables.clientHeader, AnalysisTables.clientRows(r))
         let (rows, notes) = AnalysisTables.latencyRows(r)

@@ -8,7 +8,7 @@ public enum AnalysisText {
     public static let width = 100
 
     public static func render(_ r: AnalysisReport) -> String {
-        var out = clip(Diagnosis.verdict(r.findings, devices: r.devices.count)) + "\n"
+        var out = clip(Verdict(r.findings).line(r.findings)) + "\n"
         out += findings(r)
         out += "\n"
         for c in r.captures {

@@ -22,6 +22,10 @@ enum AnalyzeCommand {
         var merge = false
         var prefilter = true
         var files: [String] = []
+        /// `--plist`: an Info.plist to cross-check (issue 4).
+        var plist: String?
+        /// `--fail-on`: exit 1 when a finding of this severity or worse exists.
+        var failOn: Severity?
     }
 
     static func parse(_ arguments: [String]) -> Result<Options, UsageError> {
@@ -92,6 +96,16 @@ enum AnalyzeCommand {
                     }
                     o.analysis.clients.insert(address)
                 }
+            case "--plist":
+                switch required() {
+                case .failure(let e): return .failure(e)
+                case .success(let v): o.plist = v
+                }
+            case "--fail-on":
+                switch required().flatMap(FailOn.parse) {
+                case .failure(let e): return .failure(e)
+                case .success(let v): o.failOn = v
+                }
             default:
                 return .failure(UsageError(message: "unknown option '\(a)'"))
             }
@@ -114,7 +128,7 @@ enum AnalyzeCommand {
             return .success
         }
 
-        let (analysis, status) = analyze(o.files, options: o.analysis, merge: o.merge, prefilter: o.prefilter)
+        let (analysis, status) = produce(o)
         guard let report = analysis else { return status }
         let text: String
         switch o.format {
@@ -127,7 +141,28 @@ enum AnalyzeCommand {
         } else {
             Output.standardOutput.write(text)
         }
-        return status
+        return FailOn.status(status, findings: report.findings, threshold: o.failOn)
+    }
+
+    /// Everything `analyze` and `report` share: the Info.plist (if any), the analysis, and the
+    /// plist cross-check merged into the findings.
+    /// - Returns: the report (`nil` when nothing could be analysed) and the exit status so far.
+    static func produce(_ o: Options) -> (AnalysisReport?, ExitStatus) {
+        if o.plist == "-", o.files.contains("-") {
+            printError("standard input cannot be both the Info.plist and a capture")
+            return (nil, .usage)
+        }
+        var plist: InfoPlist?
+        if let path = o.plist {
+            switch CheckPlistCommand.load(path) {
+            case .success(let p): plist = p
+            case .failure(let e): return (nil, e.status)
+            }
+        }
+        let (analysis, status) = analyze(o.files, options: o.analysis, merge: o.merge, prefilter: o.prefilter)
+        guard var report = analysis else { return (nil, status) }
+        if let plist { report.findings = InfoPlist.merged(report.findings, plist.crossCheck(report)) }
+        return (report, status)
     }
 
     /// Reads, tracks and diagnoses the captures: the pipeline shared by `analyze` and `report`.
@@ -207,7 +242,8 @@ enum AnalyzeCommand {
 
 let analyzeUsage = """
     USAGE: castscope analyze [--format text|json|markdown] [-o FILE] [--session-gap S]
-                             [--client ADDR]... [--merge] FILE...
+                             [--client ADDR]... [--merge] [--plist Info.plist]
+                             [--fail-on warning|error] FILE...
 
     Builds the Cast picture of the captures: which receivers were visible (mDNS and DIAL),
     which hosts searched for them, and how fast each device answered each searcher.
@@ -223,6 +259,10 @@ let analyzeUsage = """
       --merge              Treat several files as one timeline (default: each file is its own
                            timeline; devices still merge by id).
       --no-filter          Do not apply the lossless BPF prefilter.
+      --plist FILE         Also check an iOS app's Info.plist (see castscope check-plist) and
+                           cross-check it: app IDs the capture shows being searched for or
+                           answered that it does not declare are PLIST_MISSING_APP_ID errors.
+    \(FailOn.help)
       -h, --help           Show this help.
 
     LATENCY:

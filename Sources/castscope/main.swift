@@ -11,14 +11,22 @@ let usage = """
 
     USAGE:
       castscope analyze [--format text|json|markdown] [-o FILE] [--session-gap S]
-                        [--client ADDR]... [--merge] FILE...
+                        [--client ADDR]... [--merge] [--plist Info.plist]
+                        [--fail-on warning|error] FILE...
+      castscope report --format html|markdown -o OUT [analyze options] FILE...
+      castscope check-plist [--app-id ID]... [--format text|json] Info.plist
+      castscope extract -o OUT.pcap FILE...
       castscope dump [--format text|jsonl] [--no-filter] FILE...
       castscope help [COMMAND]
       castscope --version
 
     COMMANDS:
-      analyze   Devices visible, the clients that searched, and discovery latency.
-      dump      Print every mDNS and SSDP packet in the captures, decoded.
+      analyze      Devices visible, the clients that searched, discovery latency, and
+                   findings: why discovery failed, with evidence frames and advice.
+      report       The same as a self-contained HTML page or Markdown to share.
+      check-plist  Check an iOS app's Info.plist for what Cast discovery needs (iOS 14+).
+      extract      Write only the discovery packets to a small pcap to share.
+      dump         Print every mDNS and SSDP packet in the captures, decoded.
 
     Captures may be pcap or pcapng, from tcpdump, Wireshark, rvictl (PKTAP or raw IP),
     PCAPdroid, `tcpdump -i any` (SLL/SLL2) or 802.11 monitor mode. `-` reads standard input.
@@ -62,7 +70,11 @@ case "-h", "--help":
     Output.standardOutput.write(usage + "\n")
     finish(.success)
 case "help":
-    let help = ["dump": dumpUsage, "analyze": analyzeUsage][arguments.first ?? ""] ?? usage
+    let help =
+        [
+            "dump": dumpUsage, "analyze": analyzeUsage, "report": reportUsage, "check-plist": checkPlistUsage,
+            "extract": extractUsage,
+        ][arguments.first ?? ""] ?? usage
     Output.standardOutput.write(help + "\n")
     finish(.success)
 case "--version", "version":

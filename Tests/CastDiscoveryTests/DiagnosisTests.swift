@@ -92,7 +92,7 @@ struct DiagnosisTests {
     func healthy(name: String) throws {
         let r = try S.report(name)
         #expect(S.codes(r, [.error, .warning]) == [], "\(r.findings.map(\.title))")
-        #expect(Diagnosis.verdict(r.findings, devices: r.devices.count).hasPrefix("OK: no problems found"))
+        #expect(Verdict(r.findings).line(r.findings).hasPrefix("OK: No problems found"))
     }
 
     @Test(
@@ -105,6 +105,16 @@ struct DiagnosisTests {
             ("client-isolation.pcap", "QUERIES_UNANSWERED", .error),
             ("own-queries-dropped.pcap", "CLIENT_NOT_ANSWERED", .error),
             ("reflector.pcap", "CROSS_SUBNET", .warning),
+            ("repeater.pcap", "REFLECTED_TRAFFIC", .warning),
+            ("no-cast-queries.pcap", "NO_CAST_QUERIES", .error),
+            ("app-id-unanswered.pcap", "APP_ID_UNANSWERED", .error),
+            ("incomplete-resolution.pcap", "INCOMPLETE_RESOLUTION", .error),
+            ("txt-missing-fn.pcap", "TXT_MISSING_REQUIRED", .error),
+            ("device-expired.pcap", "DEVICE_EXPIRED", .warning),
+            ("slow-response.pcap", "SLOW_RESPONSE", .warning),
+            ("duplicate-name.pcap", "DUPLICATE_NAME", .warning),
+            ("address-changed.pcap", "ADDRESS_CHANGED", .warning),
+            ("query-storm.pcap", "QUERY_STORM", .warning),
         ])
     func scenario(name: String, code: String, severity: Severity) throws {
         let r = try S.report(name)
@@ -112,6 +122,50 @@ struct DiagnosisTests {
         #expect(f.severity == severity)
         #expect(!f.frames.isEmpty || code == "NO_MDNS_TRAFFIC")
         #expect(!f.title.isEmpty && !f.detail.isEmpty && !f.advice.isEmpty)
+    }
+
+    @Test(
+        "scenario captures give exactly their own code among errors and warnings",
+        arguments: [
+            ("no-cast-queries.pcap", ["NO_CAST_QUERIES"]), ("no-mdns.pcap", ["NO_MDNS_TRAFFIC"]),
+            ("app-id-unanswered.pcap", ["APP_ID_UNANSWERED"]),
+            ("incomplete-resolution.pcap", ["INCOMPLETE_RESOLUTION"]),
+            ("txt-missing-fn.pcap", ["TXT_MISSING_REQUIRED"]), ("device-expired.pcap", ["DEVICE_EXPIRED"]),
+            ("slow-response.pcap", ["SLOW_RESPONSE"]), ("duplicate-name.pcap", ["DUPLICATE_NAME"]),
+            ("address-changed.pcap", ["ADDRESS_CHANGED"]), ("query-storm.pcap", ["QUERY_STORM"]),
+            ("client-isolation.pcap", ["QUERIES_UNANSWERED", "QUERIES_UNANSWERED"]),
+            ("own-queries-dropped.pcap", ["CLIENT_NOT_ANSWERED"]), ("ipv6.pcap", ["NO_IPV4_ADDRESS"]),
+            ("dial-ssdp.pcap", ["DIAL_ONLY"]), ("reflector.pcap", ["CROSS_SUBNET"]),
+            ("repeater.pcap", ["REFLECTED_TRAFFIC"]),
+            ("goodbye.pcap", []), ("legacy-unicast.pcap", []),
+        ])
+    func exactly(name: String, codes: [String]) throws {
+        let r = try S.report(name)
+        #expect(S.codes(r, [.error, .warning]) == codes)
+    }
+
+    @Test("no mDNS at all: NO_MDNS_TRAFFIC and nothing about queries")
+    func noMDNS() throws {
+        let r = try S.report("no-mdns.pcap")
+        #expect(r.captures[0].mdnsPackets == 0 && r.captures[0].packets > 0)
+        #expect(S.codes(r) == ["NO_MDNS_TRAFFIC"])
+    }
+
+    @Test("slow response: evidence pairs each slow query with its late answer, delay over 500 ms")
+    func slow() throws {
+        let r = try S.report("slow-response.pcap")
+        let f = try #require(r.findings.first { $0.code == "SLOW_RESPONSE" })
+        let slowAnswers = r.queries.flatMap { q in q.answered.filter { $0.delayMs > 500 }.map { (q.frame, $0.frame) } }
+        #expect(!slowAnswers.isEmpty)
+        #expect(Set(f.frames) == Set(slowAnswers.flatMap { [$0.0, $0.1] }))
+    }
+
+    @Test("device expired: cache refreshes at 5 % of a 10 s TTL are not a query storm")
+    func refreshIsNotStorm() throws {
+        let r = try S.report("device-expired.pcap")
+        #expect(!S.codes(r).contains("QUERY_STORM"))
+        let c = try #require(r.clients.first)
+        #expect(c.fastIntervals >= 3)  // the refreshes are fast, and explained
     }
 
     @Test("client isolation: both clients unanswered, their query frames are the evidence")
@@ -192,8 +246,8 @@ struct DiagnosisTests {
     func ordering() throws {
         let r = try S.report("own-queries-dropped.pcap")
         #expect(r.findings.map(\.severity) == r.findings.map(\.severity).sorted())
-        let v = Diagnosis.verdict(r.findings, devices: r.devices.count)
-        #expect(v.hasPrefix("FAIL: Cast discovery failed (1 error"))
+        let v = Verdict(r.findings).line(r.findings)
+        #expect(v.hasPrefix("FAIL: Discovery failed: 1 error"))
         #expect(v.contains(r.findings[0].title))
     }
 }

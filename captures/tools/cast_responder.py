@@ -66,6 +66,10 @@ def main():
     ap.add_argument("--ifname", default="eth0", help="interface for IPv6 multicast")
     ap.add_argument("--ip-version", choices=["v4", "v6", "all"], default="v4")
     ap.add_argument("--duration", type=float, default=0, help="seconds to run (0 = until SIGINT/SIGTERM)")
+    ap.add_argument("--host-ttl", type=int, default=None,
+                    help="TTL of SRV/A/AAAA/NSEC (python-zeroconf default 120)")
+    ap.add_argument("--other-ttl", type=int, default=None,
+                    help="TTL of PTR/TXT (python-zeroconf default 4500)")
     args = ap.parse_args()
 
     with open(args.spec) as f:
@@ -83,6 +87,12 @@ def main():
     if ipv != IPVersion.V4Only:
         addrs += args.ip6
 
+    ttls = {}
+    if args.host_ttl is not None:
+        ttls["host_ttl"] = args.host_ttl
+    if args.other_ttl is not None:
+        ttls["other_ttl"] = args.other_ttl
+
     zc = Zeroconf(interfaces=interfaces, ip_version=ipv)
     infos = []
     for svc in spec["services"]:
@@ -95,11 +105,13 @@ def main():
             properties=props,
             server=spec["host"],
             parsed_addresses=addrs,
+            **ttls,
         )
         zc.register_service(info)
         infos.append(info)
         txt_len = len(info.text)
-        log(f"registered {name} port={svc['port']} server={spec['host']} addrs={addrs} txt_bytes={txt_len}")
+        log(f"registered {name} port={svc['port']} server={spec['host']} addrs={addrs} txt_bytes={txt_len}"
+            + (f" ttls={ttls}" if ttls else ""))
         for sub in svc.get("subtypes", []):
             sub_info = ServiceInfo(
                 sub,
@@ -108,6 +120,7 @@ def main():
                 properties=props,
                 server=spec["host"],
                 parsed_addresses=addrs,
+                **ttls,
             )
             # See module docstring: index by subtype only.
             zc.registry.types.setdefault(sub.lower(), {})[sub_info.key] = sub_info

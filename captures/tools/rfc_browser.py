@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""Hand-built RFC 6762 continuous querier for `_googlecast._tcp.local` (stdlib).
+
+Used where python-zeroconf's browser cannot show the behaviour: zeroconf
+raises every PTR TTL below 1125 s to 1125 s in its cache (const
+_DNS_PTR_MIN_TTL), so with a device whose records have 10 s TTLs it neither
+refreshes at 80 % of the TTL nor lets the record expire.  This querier keeps
+the TTLs it receives:
+
+  * continuous PTR query: the first after 50 ms, then 1 s, 2 s, 4 s, ...
+    apart (RFC 6762 §5.2), "QM", from port 5353, message id 0;
+  * known-answer list: cached PTRs with more than half of their TTL left
+    (§7.1);
+  * cache refresh: every cached record (PTR, SRV, TXT, A) is queried again at
+    80, 85, 90 and 95 % of its TTL (§5.2; jitter fixed at +1 %), all the
+    questions that fall due at the same time in one packet;
+  * after a new PTR, SRV/TXT (and then A) questions for whatever the
+    response did not carry;
+  * records expire at 100 % of their TTL; TTL 0 (goodbye) removes after 1 s.
+
+Logs `add`, `resolved ... -> host:port addrs=[..]`, `expired`/`remove`.
+
+stdlib only.
+"""
+import argparse
+import select
+import socket
+import struct
+import sys
+import time
+
+GROUP = "224.0.0.251"
+PORT = 5353
+T_A, T_PTR, T_TXT, T_SRV = 1, 12, 16, 33
+TYPES = {1: "A", 12: "PTR", 16: "TXT", 28: "AAAA", 33: "SRV", 47: "NSEC", 255: "ANY"}
+REFRESH = (0.81, 0.86, 0.91, 0.96)
+
+T0 = time.time()
+
+
+def log(msg):
+    print(f"{time.time():.6f} (+{time.time() - T0:6.3f}s) rfc-browser: {msg}", flush=True)
+
+
+def encode_name(name):
+    out = b""
+    for label in name.rstrip(".").split("."):
+        raw = label.encode()
+        out += bytes([len(raw)]) + raw
+    return out + b"\x00"
+
+
+def read_name(buf, off):
+    labels, jumped, end = [], False, off
+    for _ in range(128):
+        ln = buf[off]
+        if ln & 0xC0 == 0xC0:
+            if not jumped:
+                end = off + 2
+            off = ((ln & 0x3F) << 8) | buf[off + 1]
+            jumped = True
+            continue
+        off += 1
+        if ln == 0:
+            break
+        labels.append(buf[off:off + ln].decode(errors="replace"))
+        off += ln
+    return ".".join(labels), (end if jumped else off)
+
+
+def parse_response(buf):
+    """-> [(name, type, ttl, value)] for A/PTR/SRV/TXT in all sections."""
+    _qid, _flags, qd, an, ns, ar = struct.unpack("!6H", buf[:12])
+    off = 12
+    for _ in range(qd):
+        _, off = read_name(buf, off)
+        off += 4
+    out = []
+    for _ in range(an + ns + ar):
+        name, off = read_name(buf, off)
+        rtype, _rclass, ttl, rdlen = struct.unpack("!HHIH", buf[off:off + 10])
+        off += 10
+        rd = buf[off:off + rdlen]
+        value = None
+        if rtype == T_PTR:
+            value = read_name(buf, off)[0]
+        elif rtype == T_SRV:
+            _prio, _weight, port = struct.unpack("!HHH", rd[:6])
+            value = (read_name(buf, off + 6)[0], port)
+        elif rtype == T_A:
+            value = socket.inet_ntoa(rd)
+        elif rtype == T_TXT:
+            value = rd
+        off += rdlen
+        if value is not None:
+            out.append((name, rtype, ttl, value))
+    return out
+
+
+class Record:
+    def __init__(self, name, rtype, ttl, value, now):
+        self.name, self.rtype, self.value = name, rtype, value
+        self.set_ttl(ttl, now)
+
+    def set_ttl(self, ttl, now):
+        self.ttl, self.created = ttl, now
+        self.refreshes = [] if ttl == 0 else [now + ttl * p for p in REFRESH]
+        self.expires = now + (1 if ttl == 0 else ttl)
+
+    def remaining(self, now):
+        return self.expires - now
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ip", required=True, help="local IPv4 address")
+    ap.add_argument("--type", default="_googlecast._tcp.local")
+    ap.add_argument("--duration", type=float, default=30.0)
+    args = ap.parse_args()
+    stype = args.type.rstrip(".")
+
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("", PORT))
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, socket.inet_aton(GROUP) + socket.inet_aton(args.ip))
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(args.ip))
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 255)
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 0)
+
+    cache = {}  # (name.lower(), type, value) -> Record
+    resolved = set()
+    pending = {}  # (name, type) -> due time (resolution questions)
+    t_end = T0 + args.duration
+    next_browse, interval = T0 + 0.05, 1.0
+    log(f"browsing {stype} on {args.ip} for {args.duration}s")
+
+    def find(name, rtype):
+        return [r for (n, t, _), r in cache.items() if n == name.lower() and t == rtype]
+
+    def send(questions, known):
+        msg = struct.pack("!6H", 0, 0, len(questions), len(known), 0, 0)
+        for name, rtype in questions:
+            msg += encode_name(name) + struct.pack("!HH", rtype, 1)
+        for r in known:
+            rd = encode_name(r.value)
+            ttl = max(0, int(r.remaining(time.time())))
+            msg += encode_name(r.name) + struct.pack("!HHIH", T_PTR, 1, ttl, len(rd)) + rd
+        s.sendto(msg, (GROUP, PORT))
+        qs = ", ".join(f"{n} {TYPES[t]}" for n, t in questions)
+        log(f"query [{qs}]" + (f" known={len(known)}" if known else ""))
+
+    def check_resolved(now):
+        for ptr in find(stype, T_PTR):
+            inst = ptr.value
+            if inst.lower() in resolved:
+                continue
+            srv, txt = find(inst, T_SRV), find(inst, T_TXT)
+            if not srv or not txt:
+                for rtype, have in ((T_SRV, srv), (T_TXT, txt)):
+                    if not have:
+                        pending.setdefault((inst, rtype), now + 0.02)
+                continue
+            host, port = srv[0].value
+            addrs = [r.value for r in find(host, T_A)]
+            if not addrs:
+                pending.setdefault((host, T_A), now + 0.02)
+                continue
+            resolved.add(inst.lower())
+            log(f"resolved {inst} -> {host}:{port} addrs={addrs}")
+
+    while True:
+        now = time.time()
+        if now >= t_end:
+            break
+        # expiry
+        for key, r in list(cache.items()):
+            if now >= r.expires:
+                del cache[key]
+                log(f"{'remove' if r.ttl == 0 else 'expired'} {r.name} {TYPES[r.rtype]} (ttl {r.ttl})")
+                if r.rtype == T_PTR:
+                    resolved.discard(r.value.lower())
+                    log(f"remove {stype} {r.value}")
+        # questions due now
+        questions = []
+        browse_due = now >= next_browse
+        for r in cache.values():
+            if r.refreshes and now >= r.refreshes[0]:
+                while r.refreshes and now >= r.refreshes[0]:
+                    r.refreshes.pop(0)
+                q = (r.name, r.rtype)
+                if q not in questions:
+                    questions.append(q)
+        for q, due in list(pending.items()):
+            if now >= due:
+                del pending[q]
+                if q not in questions:
+                    questions.append(q)
+        if browse_due and (stype, T_PTR) not in questions:
+            questions.insert(0, (stype, T_PTR))
+        if browse_due:
+            next_browse = now + interval
+            interval = min(interval * 2, 3600)
+        if questions:
+            known = []
+            if (stype, T_PTR) in questions:
+                known = [r for r in find(stype, T_PTR) if r.remaining(now) > r.ttl / 2]
+            send(questions, known)
+        # wait for the next event
+        events = [next_browse, t_end] + [r.expires for r in cache.values()]
+        events += [r.refreshes[0] for r in cache.values() if r.refreshes] + list(pending.values())
+        timeout = max(0.0, min(events) - time.time())
+        rd, _, _ = select.select([s], [], [], timeout)
+        if not rd:
+            continue
+        data, src = s.recvfrom(9000)
+        if len(data) < 12 or not struct.unpack("!H", data[2:4])[0] & 0x8000:
+            continue
+        now = time.time()
+        try:
+            records = parse_response(data)
+        except (IndexError, struct.error):
+            log(f"undecodable response from {src[0]}")
+            continue
+        for name, rtype, ttl, value in records:
+            key = (name.lower(), rtype, value)
+            if rtype == T_PTR and name.lower() != stype.lower():
+                continue
+            if key in cache:
+                cache[key].set_ttl(ttl, now)
+            elif ttl > 0:
+                cache[key] = Record(name, rtype, ttl, value, now)
+                if rtype == T_PTR:
+                    log(f"add {stype} {value} (from {src[0]}, ttl {ttl})")
+            pending.pop((name, rtype), None)
+        check_resolved(now)
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_DROP_MEMBERSHIP, socket.inet_aton(GROUP) + socket.inet_aton(args.ip))
+    log("done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
