@@ -87,8 +87,15 @@ public enum AnalysisJSON {
         summary(r.overall.responseDelay, "responseDelayMs", &w)
         w.endObject()
         w.endObject()
+        findings(r.findings, into: &w)
+        w.endObject()
+        return pretty(w.output) + "\n"
+    }
+
+    /// Writes `"findings": [...]` in the shape of schema version 1 (also used by check-plist).
+    public static func findings(_ findings: [Finding], into w: inout JSONWriter) {
         w.beginArray("findings")
-        for f in r.findings {
+        for f in findings {
             w.beginObject()
             w.string(f.code, "code")
             w.string(f.severity.rawValue, "severity")
@@ -104,8 +111,6 @@ public enum AnalysisJSON {
             w.endObject()
         }
         w.endArray()
-        w.endObject()
-        return pretty(w.output) + "\n"
     }
 
     static func device(_ d: Device, _ w: inout JSONWriter) {

@@ -116,16 +116,9 @@ enum AnalyzeCommand {
 
     static func run(_ arguments: [String]) -> ExitStatus {
         let o: Options
-        switch parse(arguments) {
+        switch parse(arguments).orUsage(command: "analyze", usage: analyzeUsage) {
         case .success(let parsed): o = parsed
-        case .failure(let e):
-            if let message = e.message {
-                printError("analyze: \(message)")
-                Output.standardError.write(analyzeUsage + "\n")
-                return .usage
-            }
-            Output.standardOutput.write(analyzeUsage + "\n")
-            return .success
+        case .failure(let exit): return exit.status
         }
 
         let (analysis, status) = produce(o)

@@ -82,16 +82,9 @@ enum CheckPlistCommand {
 
     static func run(_ arguments: [String]) -> ExitStatus {
         let o: Options
-        switch parse(arguments) {
+        switch parse(arguments).orUsage(command: "check-plist", usage: checkPlistUsage) {
         case .success(let parsed): o = parsed
-        case .failure(let e):
-            if let message = e.message {
-                printError("check-plist: \(message)")
-                Output.standardError.write(checkPlistUsage + "\n")
-                return .usage
-            }
-            Output.standardOutput.write(checkPlistUsage + "\n")
-            return .success
+        case .failure(let exit): return exit.status
         }
         let path = o.file!
         let plist: InfoPlist
@@ -218,34 +211,7 @@ enum CheckPlistCommand {
         for id in appIDs.isEmpty ? plist.inferredAppIDs : appIDs { w.string(id) }
         w.endArray()
         w.bool(appIDs.isEmpty, "appIdsInferred")
-        w.beginArray("findings")
-        for f in findings {
-            w.beginObject()
-            w.string(f.code, "code")
-            w.string(f.severity.rawValue, "severity")
-            w.string(f.title, "title")
-            w.string(f.detail, "detail")
-            w.string(f.advice, "advice")
-            w.beginArray("frames")
-            for r in f.frames {
-                w.beginObject()
-                w.int(r.capture, "capture")
-                w.int(r.frame, "frame")
-                w.endObject()
-            }
-            w.endArray()
-            w.beginObject("subjects")
-            for (key, values) in [
-                ("clients", f.subjects.clients), ("devices", f.subjects.devices), ("appIds", f.subjects.appIDs),
-            ] {
-                w.beginArray(key)
-                for v in values { w.string(v) }
-                w.endArray()
-            }
-            w.endObject()
-            w.endObject()
-        }
-        w.endArray()
+        AnalysisJSON.findings(findings, into: &w)
         w.endObject()
         return w.output + "\n"
     }

@@ -58,16 +58,9 @@ enum DumpCommand {
 
     static func run(_ arguments: [String]) -> ExitStatus {
         let options: Options
-        switch parse(arguments) {
+        switch parse(arguments).orUsage(command: "dump", usage: dumpUsage) {
         case .success(let o): options = o
-        case .failure(let e):
-            if let message = e.message {
-                printError("dump: \(message)")
-                Output.standardError.write(dumpUsage + "\n")
-                return .usage
-            }
-            Output.standardOutput.write(dumpUsage + "\n")
-            return .success
+        case .failure(let exit): return exit.status
         }
         var status = ExitStatus.success
         for path in options.files {
@@ -125,4 +118,23 @@ enum DumpCommand {
 /// A command-line mistake; `message == nil` means help was asked for.
 struct UsageError: Error {
     var message: String?
+}
+
+extension Result where Failure == UsageError {
+    /// The parsed options, or the exit after printing: the usage on standard output for
+    /// `--help` (exit 0), or the mistake and the usage on standard error (exit 64).
+    func orUsage(command: String, usage: String) -> Result<Success, ExitStatusError> {
+        switch self {
+        case .success(let value):
+            return .success(value)
+        case .failure(let e):
+            if let message = e.message {
+                printError("\(command): \(message)")
+                Output.standardError.write(usage + "\n")
+                return .failure(ExitStatusError(status: .usage))
+            }
+            Output.standardOutput.write(usage + "\n")
+            return .failure(ExitStatusError(status: .success))
+        }
+    }
 }

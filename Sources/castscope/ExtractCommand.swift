@@ -78,16 +78,9 @@ enum ExtractCommand {
 
     static func run(_ arguments: [String]) -> ExitStatus {
         let o: Options
-        switch parse(arguments) {
+        switch parse(arguments).orUsage(command: "extract", usage: extractUsage) {
         case .success(let parsed): o = parsed
-        case .failure(let e):
-            if let message = e.message {
-                printError("extract: \(message)")
-                Output.standardError.write(extractUsage + "\n")
-                return .usage
-            }
-            Output.standardOutput.write(extractUsage + "\n")
-            return .success
+        case .failure(let exit): return exit.status
         }
         let output = o.output!
 

@@ -76,16 +76,9 @@ enum ReportCommand {
 
     static func run(_ arguments: [String]) -> ExitStatus {
         let o: Options
-        switch parse(arguments) {
+        switch parse(arguments).orUsage(command: "report", usage: reportUsage) {
         case .success(let parsed): o = parsed
-        case .failure(let e):
-            if let message = e.message {
-                printError("report: \(message)")
-                Output.standardError.write(reportUsage + "\n")
-                return .usage
-            }
-            Output.standardOutput.write(reportUsage + "\n")
-            return .success
+        case .failure(let exit): return exit.status
         }
 
         let a = o.analysis
