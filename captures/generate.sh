@@ -292,6 +292,17 @@ stop_capture() { # NAME : stop tcpdump cleanly and move the file into place
 
 show_log() { sed "s/^/    $1: /" "$WORK/$1.log"; }
 
+# capture_browse NAME : capture NAME on the sender's eth0 while it browses for
+# Cast devices (cast_browser.py, IPv4, 6 s), then show the browser's log
+capture_browse() {
+  local name=$1
+  start_capture cs-sender eth0 "$name"
+  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
+  finish browser 20
+  stop_capture "$name"
+  show_log browser
+}
+
 # --- scenarios ---------------------------------------------------------------
 # Each cap_* function builds its own topology; teardown runs after each.
 
@@ -301,11 +312,7 @@ cap_healthy-ipv4() {
   start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
   wait_log dev1 "successfully established" 15
   sleep 5 # let avahi finish probing/announcing before the capture starts
-  start_capture cs-sender eth0 healthy-ipv4
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
-  finish browser 20
-  stop_capture healthy-ipv4
-  show_log browser
+  capture_browse healthy-ipv4
 }
 
 cap_multi-device() {
@@ -480,11 +487,7 @@ cap_reflector() {
   wait_log router "Server startup complete" 15
   wait_log dev1 "successfully established" 15
   sleep 5
-  start_capture cs-sender eth0 reflector
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
-  finish browser 20
-  stop_capture reflector
-  show_log browser
+  capture_browse reflector
 }
 
 # --- diagnosis scenarios (issue #4) -----------------------------------------
@@ -567,11 +570,7 @@ cap_txt-missing-fn() {
   start_avahi dev1 cs-dev1 $CC_HOST chromecast-no-fn.service yes no
   wait_log dev1 "successfully established" 15
   sleep 5
-  start_capture cs-sender eth0 txt-missing-fn
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
-  finish browser 20
-  stop_capture txt-missing-fn
-  show_log browser
+  capture_browse txt-missing-fn
 }
 
 cap_device-expired() {
@@ -632,11 +631,7 @@ cap_duplicate-name() {
   wait_log dev1 "successfully established" 15
   wait_log dev2 "successfully established" 15
   sleep 5
-  start_capture cs-sender eth0 duplicate-name
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
-  finish browser 20
-  stop_capture duplicate-name
-  show_log browser
+  capture_browse duplicate-name
 }
 
 cap_address-changed() {
@@ -690,11 +685,7 @@ cap_repeater() {
   spawn repeater cs-repeater "$PY" "$TOOLS/naive_repeater.py" --ip $REPEATER4
   wait_log repeater "ready" 10
   sleep 5 # avahi's probing/announcing (and the repeats of it) are over
-  start_capture cs-sender eth0 repeater
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
-  finish browser 20
-  stop_capture repeater
-  show_log browser
+  capture_browse repeater
   show_log repeater
 }
 

@@ -2,10 +2,11 @@
 # captures/verify.sh -- check that the captures contain what README.md says.
 #
 #   captures/verify.sh [name...]     (no root needed; needs tshark + capinfos)
+#   CASTSCOPE_CAPTURE_DIR=/tmp/x captures/verify.sh [name...]   # check captures written elsewhere
 #
 # Prints one line per check and exits non-zero if any check fails.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")"
+cd "${CASTSCOPE_CAPTURE_DIR:-$(dirname "${BASH_SOURCE[0]}")}"
 
 FAIL=0
 ok()   { printf '  ok    %s\n' "$*"; }
@@ -28,16 +29,25 @@ expect() { # DESC FILE FILTER OP NUM
   c=$(n "$2" "$3")
   if [ "$c" "$4" "$5" ]; then ok "$1 ($c)"; else bad "$1 (got $c, want $4 $5) [$3]"; fi
 }
+# capinfo FILE FIELD OPTION... : the value `capinfos OPTION... FILE` prints for FIELD
+capinfo() { capinfos "${@:3}" "$1" | sed -n "s/^$2: *//p"; }
+# holds EXPR NAME=NUMBER... : true if the awk expression EXPR holds for those numbers
+holds() {
+  local e=$1 v a=()
+  shift
+  for v in "$@"; do a+=(-v "$v"); done
+  awk "${a[@]}" "BEGIN { exit !($e) }"
+}
 encap() { # FILE WANT
   local e
-  e=$(capinfos -E "$1" | sed -n 's/^File encapsulation: *//p')
+  e=$(capinfo "$1" "File encapsulation" -E)
   [[ $e == "$2" ]] && ok "encapsulation $e" || bad "encapsulation '$e', want '$2'"
 }
 
 v_common() { # FILE
   local p d
-  p=$(capinfos -M -c "$1" | sed -n 's/^Number of packets: *//p')
-  d=$(capinfos -M -u "$1" | sed -n 's/^Capture duration: *//p')
+  p=$(capinfo "$1" "Number of packets" -M -c)
+  d=$(capinfo "$1" "Capture duration" -M -u)
   ok "$(basename "$1"): $p packets, $(stat -c %s "$1") bytes, $d"
   if capinfos "$1" | grep -q 'nanosecond'; then ok "nanosecond timestamps"; else ok "microsecond timestamps"; fi
   # no-mdns.pcap is the one capture that must have no discovery traffic
@@ -155,7 +165,7 @@ v_own-queries-dropped() {
   first_q=$(t $f 'ip.src==192.0.2.10 && dns.flags.response==0' frame.time_relative | head -1)
   phone_q=$(t $f 'ip.src==192.0.2.11 && dns.flags.response==0' frame.time_relative | head -1)
   first_r=$(t $f "ip.src==192.0.2.21 && dns.flags.response==1 && frame.time_relative>$first_q" frame.time_relative | head -1)
-  if [[ -n $first_q && -n $phone_q && -n $first_r ]] && awk -v r="$first_r" -v p="$phone_q" 'BEGIN{exit !(r>=p)}'; then
+  if [[ -n $first_q && -n $phone_q && -n $first_r ]] && holds 'r >= p' r="$first_r" p="$phone_q"; then
     ok "after the sender starts querying (t=$first_q) the first answer (t=$first_r) follows the phone's query (t=$phone_q)"
   else
     bad "sender q=$first_q phone q=$phone_q first response=$first_r"
@@ -238,8 +248,9 @@ v_device-expired() {
   expect "no goodbye (no TTL 0)" $f 'dns.resp.ttl==0' -eq 0
   last=$(t $f 'ip.src==192.0.2.21 && mdns' frame.time_relative | tail -1)
   last=${last:-1e9}
-  end=$(capinfos -M -u $f | sed -n 's/^Capture duration: *\([0-9.]*\).*/\1/p')
-  awk -v l="$last" -v e="$end" 'BEGIN{exit !(e - l > 25)}' && ok "last mDNS from the device at t=$last, capture ends at t=$end (> 2.5 x TTL later)" || bad "last=$last end=$end"
+  end=$(capinfo $f "Capture duration" -M -u)
+  end=${end%% *}
+  holds 'e - l > 25' l="$last" e="$end" && ok "last mDNS from the device at t=$last, capture ends at t=$end (> 2.5 x TTL later)" || bad "last=$last end=$end"
   expect "refresh queries at 80-95 % of the TTL (SRV, no answer)" $f "ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.type==33 && frame.time_relative>$last+7.5 && frame.time_relative<$last+10" -eq 4
   expect "PTR queries without known answers after the last answer" $f "ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.name==\"_googlecast._tcp.local\" && dns.count.answers==0 && frame.time_relative>$last" -ge 5
   expect "PTR queries after the TTL ran out" $f "ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.name==\"_googlecast._tcp.local\" && frame.time_relative>$last+10" -ge 2
@@ -274,7 +285,7 @@ v_address-changed() {
   local H=3f5d6b2a-8c91-4e07-b2d4-6a1f0c9e7d35.local
   old=$(t $f "dns.flags.response==1 && dns.resp.name==\"$H\" && dns.a==192.0.2.21" frame.time_relative | head -1)
   new=$(t $f "dns.flags.response==1 && dns.resp.name==\"$H\" && dns.a==192.0.2.31" frame.time_relative | head -1)
-  [[ -n $old && -n $new ]] && awk -v o="$old" -v n="$new" 'BEGIN{exit !(n > o)}' &&
+  [[ -n $old && -n $new ]] && holds 'n > o' o="$old" n="$new" &&
     ok "host A 192.0.2.21 at t=$old, then A 192.0.2.31 at t=$new" || bad "old=$old new=$new"
   expect "first answer (from 192.0.2.21) carries A 192.0.2.21" $f "ip.src==192.0.2.21 && dns.ptr.domain_name==\"$CC\" && dns.a==192.0.2.21" -ge 1
   expect "re-announcements from 192.0.2.31 with A 192.0.2.31, cache-flush" $f "ip.src==192.0.2.31 && dns.flags.response==1 && dns.a==192.0.2.31 && dns.resp.cache_flush==1" -ge 2
@@ -292,7 +303,7 @@ v_query-storm() {
   n=$(awk 'NF {c++} END {print c+0}' <<<"$g")
   fast=$(awk '$1 < 0.9 {c++} END {print c+0}' <<<"$g")
   maxg=$(sort -g <<<"$g" | tail -1)
-  [[ $fast == "$n" ]] && awk -v m="$maxg" 'BEGIN{exit !(m < 0.25)}' &&
+  [[ $fast == "$n" ]] && holds 'm < 0.25' m="$maxg" &&
     ok "all $n query intervals < 0.25 s (largest $maxg s)" || bad "$fast of $n intervals < 0.9 s, largest $maxg"
   expect "the device answers (multicast)" $f "ip.src==192.0.2.21 && dns.flags.response==1 && dns.ptr.domain_name==\"$CC\" && ip.dst==224.0.0.251" -ge 2
 }

@@ -14,6 +14,8 @@ public struct AnalysisOptions: Hashable, Sendable {
     /// again first). RFC 6762 §6 has responders answer within 500 ms even with a TC delay; 1 s
     /// leaves room for a slow device without crediting a query with a later, unrelated answer.
     public var responseWindowNanoseconds: Int64 = 1_000_000_000
+    /// Collect ``TrackerEvent``s for ``DiscoveryTracker/drainEvents()`` (live capture).
+    public var collectEvents = false
 
     public init() {}
 }
@@ -65,6 +67,11 @@ public struct DiscoveryTracker {
         var sourceFrames: [(address: IPAddress, frame: FrameRef)] = []
         /// The TTL it gives its PTR records (the "true TTL" for known-answer suppression).
         var ptrTTL: UInt32?
+        /// Event state (live capture): reported as appeared, as expired, its goodbye reported.
+        var announced = false
+        var expired = false
+        var leftReported = false
+        var lastSnapshot: DeviceSnapshot?
     }
 
     struct HostState {
@@ -158,6 +165,7 @@ public struct DiscoveryTracker {
     var clientOrder: [IPAddress] = []
     var dial: [String: DIALState] = [:]
     var dialOrder: [String] = []
+    var events: [TrackerEvent] = []
     var malformed: [(frame: FrameRef, reason: String)] = []
     var malformedCount = 0
     var reflected: [FrameRef] = []
@@ -201,6 +209,8 @@ public struct DiscoveryTracker {
         let now = packet.timestamp
         // Answers and additionals carry records; the authority section is for probes.
         let records = message.answers + message.additionals
+        var touched: Set<NameKey> = []
+        var hostsTouched: Set<NameKey> = []
         for record in records {
             switch (record.type, record.data) {
             case (.ptr, .name(let target)):
@@ -208,6 +218,7 @@ public struct DiscoveryTracker {
                     case .instance(let label) = CastName(target)
                 else { continue }
                 let key = NameKey(target)
+                touched.insert(key)
                 touchInstance(key, name: target, label: label, packet: packet, frame: frame)
                 instances[key]!.ttls["PTR", default: []].insert(record.ttl)
                 if record.ttl == 0 {
@@ -224,6 +235,7 @@ public struct DiscoveryTracker {
             case (.srv, .srv(_, _, let port, let target)):
                 guard case .instance(let label) = CastName(record.name) else { continue }
                 let key = NameKey(record.name)
+                touched.insert(key)
                 touchInstance(key, name: record.name, label: label, packet: packet, frame: frame)
                 instances[key]!.ttls["SRV", default: []].insert(record.ttl)
                 if record.ttl > 0 {
@@ -233,12 +245,15 @@ public struct DiscoveryTracker {
             case (.txt, .txt(let txt)):
                 guard case .instance(let label) = CastName(record.name) else { continue }
                 let key = NameKey(record.name)
+                touched.insert(key)
                 touchInstance(key, name: record.name, label: label, packet: packet, frame: frame)
                 instances[key]!.ttls["TXT", default: []].insert(record.ttl)
                 if record.ttl > 0 { instances[key]!.txt = CastTXT(txt) }
             case (.a, .a(let a)):
+                hostsTouched.insert(NameKey(record.name))
                 addAddress(.v4(a), host: record.name, ttl: record.ttl, frame: frame)
             case (.aaaa, .aaaa(let a)):
+                hostsTouched.insert(NameKey(record.name))
                 addAddress(.v6(a), host: record.name, ttl: record.ttl, frame: frame)
             default:
                 continue
@@ -249,6 +264,7 @@ public struct DiscoveryTracker {
             guard clients[address]!.current != nil, canReceive(packet, client: address) else { continue }
             updateClient(address, records: records, time: now, frame: frame)
         }
+        emitDeviceEvents(touched: touched, hostsTouched: hostsTouched, time: now, frame: frame)
     }
 
     mutating func touchInstance(_ key: NameKey, name: DNSName, label: String, packet: DiscoveryPacket, frame: FrameRef)
@@ -372,6 +388,11 @@ public struct DiscoveryTracker {
             if let old = c.current, c.finished.count < TrackerLimits.maximumSessionsKept { c.finished.append(old) }
             c.current = SessionState(start: now, startFrame: frame)
             c.sessionCount += 1
+            if options.collectEvents {
+                events.append(
+                    .sessionStarted(
+                        client: address, time: now, frame: frame, names: castQuestions.map { $0.0.name.description }))
+            }
             c.lastIntervalInSession = nil
         }
         // Bursts and intervals.
@@ -440,12 +461,20 @@ public struct DiscoveryTracker {
     }
 
     /// Classifies a finished query for every device expected to answer it.
-    func close(_ q: QueryState, client c: inout ClientState) {
+    mutating func close(_ q: QueryState, client c: inout ClientState) {
         var entry = QueryLogEntry(
             time: q.time, frame: q.frame, names: q.names.map { DNSName(wire: $0.wire).description }.sorted(),
             answered: [], suppressed: [], missed: [])
         defer {
             if c.queryLog.count < TrackerLimits.maximumQueriesKept { c.queryLog.append(entry) }
+            if options.collectEvents, !entry.missed.isEmpty {
+                var devices: [DeviceSnapshot] = []
+                for key in entry.missed {
+                    let d = snapshot(key)
+                    if !devices.contains(where: { $0.id == d.id }) { devices.append(d) }
+                }
+                events.append(.queryUnanswered(client: c.address, time: q.time, frame: q.frame, devices: devices))
+            }
         }
         for key in instanceOrder {
             let instance = instances[key]!

@@ -191,6 +191,7 @@ public final class CaptureFile {
         }
     }
 
+    /// libpcap's error buffer as text.
     static func text(_ buffer: [CChar]) -> String {
         buffer.withUnsafeBufferPointer { p in
             String(decoding: UnsafeRawBufferPointer(p).prefix { $0 != 0 }, as: UTF8.self)

@@ -14,6 +14,12 @@ public struct PcapError: Error, Hashable, Sendable, CustomStringConvertible {
         case badFilter
         /// Writing a capture failed.
         case writeFailed
+        /// Capturing needs privileges the process does not have.
+        case permissionDenied
+        /// The interface does not exist.
+        case noSuchInterface
+        /// The interface is down.
+        case interfaceDown
         /// Anything else libpcap reported.
         case other
     }

@@ -9,6 +9,11 @@ public enum AnalysisJSON {
     /// Renders the whole report as pretty-printed JSON (2-space indent, stable key order),
     /// ending with a newline.
     public static func render(_ r: AnalysisReport) -> String {
+        pretty(compact(r)) + "\n"
+    }
+
+    /// The same document on one line, without a newline (for JSON lines).
+    public static func compact(_ r: AnalysisReport) -> String {
         var w = JSONWriter()
         w.beginObject()
         w.int(AnalysisReport.schemaVersion, "schemaVersion")
@@ -89,7 +94,7 @@ public enum AnalysisJSON {
         w.endObject()
         findings(r.findings, into: &w)
         w.endObject()
-        return pretty(w.output) + "\n"
+        return w.output
     }
 
     /// Writes `"findings": [...]` in the shape of schema version 1 (also used by check-plist).

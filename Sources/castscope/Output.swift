@@ -49,6 +49,7 @@ enum ExitStatus: Int32 {
     case usage = 64
     case dataError = 65
     case noInput = 66
+    case unavailable = 69
     case software = 70
     case cannotCreate = 73
     case ioError = 74

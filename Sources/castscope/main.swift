@@ -16,6 +16,7 @@ let usage = """
       castscope report --format html|markdown -o OUT [analyze options] FILE...
       castscope check-plist [--app-id ID]... [--format text|json] Info.plist
       castscope extract -o OUT.pcap FILE...
+      castscope live -i IFACE [--format text|jsonl] [--duration S] [--write FILE.pcap] ...
       castscope dump [--format text|jsonl] [--no-filter] FILE...
       castscope help [COMMAND]
       castscope --version
@@ -26,6 +27,7 @@ let usage = """
       report       The same as a self-contained HTML page or Markdown to share.
       check-plist  Check an iOS app's Info.plist for what Cast discovery needs (iOS 14+).
       extract      Write only the discovery packets to a small pcap to share.
+      live         Capture on interfaces (as root) and show discovery events as they happen.
       dump         Print every mDNS and SSDP packet in the captures, decoded.
 
     Captures may be pcap or pcapng, from tcpdump, Wireshark, rvictl (PKTAP or raw IP),
@@ -73,7 +75,7 @@ case "help":
     let help =
         [
             "dump": dumpUsage, "analyze": analyzeUsage, "report": reportUsage, "check-plist": checkPlistUsage,
-            "extract": extractUsage,
+            "extract": extractUsage, "live": liveUsage,
         ][arguments.first ?? ""] ?? usage
     Output.standardOutput.write(help + "\n")
     finish(.success)
@@ -90,6 +92,8 @@ case "check-plist":
     finish(CheckPlistCommand.run(arguments))
 case "extract":
     finish(ExtractCommand.run(arguments))
+case "live":
+    finish(LiveCommand.run(arguments))
 default:
     printError("unknown command '\(command)'; try 'castscope --help'")
     finish(.usage)

@@ -12,46 +12,12 @@
 #        .build/release/castscope relative to the repository root)
 set -u
 
-cd "$(dirname "$0")/../.." || exit 2
-BIN=${CASTSCOPE:-.build/release/castscope}
-if [[ ! -x $BIN ]]; then
-  echo "FAIL castscope binary not found at $BIN (build with: swift build -c release)"
-  echo "plist-extract: 0 passed, 1 failed"
-  exit 1
-fi
-command -v python3 >/dev/null || {
-  echo "FAIL python3 is needed"
-  echo "plist-extract: 0 passed, 1 failed"
-  exit 1
-}
+SUITE=plist-extract
+# shellcheck source=Tests/cli/lib.sh
+source "$(dirname "$0")/lib.sh" || exit 2
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/castscope-plist-extract.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-
-PASSED=0
-FAILED=0
-ok() { PASSED=$((PASSED + 1)); echo "ok $*"; }
-fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
-
-# run ARGS…: stdin from /dev/null (or $RUN_STDIN); sets RC, stdout in $T/out, stderr in $T/err.
-run() {
-  "$BIN" "$@" <"${RUN_STDIN:-/dev/null}" >"$T/out" 2>"$T/err"
-  RC=$?
-}
-check() {
-  local name=$1
-  shift
-  if "$@"; then
-    ok "$name"
-  else
-    fail "$name (rc=$RC; stderr: $(head -c 300 "$T/err" | tr '\n' '|'))"
-  fi
-}
 no_crash() { ! grep -Eqi 'fatal error|stack dump|stack trace|backtrace' "$T/err"; }
 rc_is() { [[ $RC == "$1" ]] && no_crash; }
-err_has() { grep -Fq -- "$1" "$T/err"; }
-out_has() { grep -Fq -- "$1" "$T/out"; }
-out_empty() { [[ ! -s $T/out ]]; }
 first_line_starts() { head -n1 "$T/out" | grep -q "^$1"; }
 
 # ------------------------------------------------------------------ plists (plistlib)
@@ -440,5 +406,4 @@ check "extract with an unknown option exits 64" eval 'rc_is 64 && err_has "--bog
 run extract --help
 check "extract --help exits 0" eval 'rc_is 0 && out_has "USAGE: castscope extract"'
 
-echo "plist-extract: $PASSED passed, $FAILED failed"
-[[ $FAILED == 0 ]]
+summary

@@ -7,40 +7,9 @@
 #        .build/release/castscope relative to the repository root)
 set -u
 
-cd "$(dirname "$0")/../.." || exit 2
-BIN=${CASTSCOPE:-.build/release/castscope}
-if [[ ! -x $BIN ]]; then
-  echo "FAIL castscope binary not found at $BIN (build with: swift build -c release)"
-  echo "cli: 0 passed, 1 failed"
-  exit 1
-fi
-command -v python3 >/dev/null || { echo "FAIL python3 is needed"; echo "cli: 0 passed, 1 failed"; exit 1; }
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/castscope-cli.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-
-PASSED=0
-FAILED=0
-ok() { PASSED=$((PASSED + 1)); echo "ok $*"; }
-fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
-
-# run ARGS…: runs the binary with stdin from /dev/null (unless RUN_STDIN is set); sets RC and
-# leaves stdout in $T/out, stderr in $T/err.
-run() {
-  "$BIN" "$@" <"${RUN_STDIN:-/dev/null}" >"$T/out" 2>"$T/err"
-  RC=$?
-}
-
-# check NAME CONDITION…: evaluates a test command; on failure shows what the binary printed.
-check() {
-  local name=$1
-  shift
-  if "$@"; then
-    ok "$name"
-  else
-    fail "$name (rc=$RC; stderr: $(head -c 300 "$T/err" | tr '\n' '|'))"
-  fi
-}
+SUITE=cli
+# shellcheck source=Tests/cli/lib.sh
+source "$(dirname "$0")/lib.sh" || exit 2
 
 lines() { if [[ -s $1 ]]; then wc -l <"$1" | tr -d ' '; else echo 0; fi; }
 # One line on stderr, starting `castscope:`, and nothing that looks like a crash.
@@ -49,9 +18,6 @@ one_error_line() {
 }
 no_crash() { ! grep -Eqi 'fatal error|stack dump|stack trace|backtrace|^[[:space:]]*#?[0-9]+ +0x[0-9a-f]+' "$T/err"; }
 rc_is() { [[ $RC == "$1" ]]; }
-err_has() { grep -Fq -- "$1" "$T/err"; }
-out_has() { grep -Fq -- "$1" "$T/out"; }
-out_empty() { [[ ! -s $T/out ]]; }
 
 # ---------------------------------------------------------------- usage errors (64)
 run
@@ -227,5 +193,4 @@ check "dump --help exits 0 with dump's usage" eval 'rc_is 0 && out_has "USAGE: c
 run --version
 check "--version exits 0" eval 'rc_is 0 && grep -Eq "^castscope [0-9]+\.[0-9]+\.[0-9]+$" "$T/out"'
 
-echo "cli: $PASSED passed, $FAILED failed"
-[[ $FAILED == 0 ]]
+summary

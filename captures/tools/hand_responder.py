@@ -35,65 +35,37 @@ import sys
 import threading
 import time
 
-GROUP = "224.0.0.251"
-PORT = 5353
+import dnswire
+from dnswire import (CACHE_FLUSH, CLASS_IN, FLAG_QR, MDNS_GROUP as GROUP, MDNS_PORT as PORT, T_A, T_ANY, T_PTR,
+                     T_SRV, T_TXT, UNICAST_RESPONSE)
+
 BASE = "_googlecast._tcp.local"
-T_A, T_PTR, T_TXT, T_SRV, T_ANY = 1, 12, 16, 33, 255
-TYPES = {1: "A", 12: "PTR", 16: "TXT", 28: "AAAA", 33: "SRV", 47: "NSEC", 255: "ANY"}
 
 
 def log(msg):
     print(f"{time.time():.6f} hand-responder: {msg}", flush=True)
 
 
-def encode_name(name):
-    out = b""
-    for label in name.rstrip(".").split("."):
-        raw = label.encode()
-        out += bytes([len(raw)]) + raw
-    return out + b"\x00"
-
-
-def read_name(buf, off):
-    labels, jumped, end = [], False, off
-    for _ in range(128):
-        ln = buf[off]
-        if ln & 0xC0 == 0xC0:
-            if not jumped:
-                end = off + 2
-            off = ((ln & 0x3F) << 8) | buf[off + 1]
-            jumped = True
-            continue
-        off += 1
-        if ln == 0:
-            break
-        labels.append(buf[off:off + ln].decode(errors="replace"))
-        off += ln
-    return ".".join(labels), (end if jumped else off)
-
-
-def rr(name, rtype, rclass, ttl, rdata):
-    return encode_name(name) + struct.pack("!HHIH", rtype, rclass, ttl, len(rdata)) + rdata
-
-
 def parse_query(buf):
-    """-> (flags, [(qname, qtype, qclass)], [(name, type, ttl, ptr_target|None)])"""
-    _qid, flags, qd, an, _ns, _ar = struct.unpack("!6H", buf[:12])
-    off = 12
-    questions, answers = [], []
-    for _ in range(qd):
-        name, off = read_name(buf, off)
-        qtype, qclass = struct.unpack("!HH", buf[off:off + 4])
-        off += 4
-        questions.append((name, qtype, qclass))
-    for _ in range(an):
-        name, off = read_name(buf, off)
-        rtype, _rclass, ttl, rdlen = struct.unpack("!HHIH", buf[off:off + 10])
-        off += 10
-        target = read_name(buf, off)[0] if rtype == T_PTR else None
-        off += rdlen
-        answers.append((name, rtype, ttl, target))
+    """-> (flags, [(qname, qtype, qclass)], [(name, type, ttl, ptr_target|None)]) (answer section only)"""
+    _qid, flags, qd, an, _ns, _ar = dnswire.unpack_header(buf)
+    questions, off = dnswire.read_questions(buf, 12, qd)
+    answers = [(r.name, r.rtype, r.ttl, dnswire.decode_rdata(buf, r) if r.rtype == T_PTR else None)
+               for r in dnswire.iter_records(buf, off, an)]
     return flags, questions, answers
+
+
+def build_response(svc, instance, host, ip, mode, ptr_ttl):
+    """The one response this device sends: AN = PTR; in full mode AR = TXT, SRV, A (cache-flush)."""
+    answer = dnswire.rr(BASE, T_PTR, CLASS_IN, ptr_ttl, dnswire.encode_name(instance))
+    additionals = []
+    if mode == "full":
+        additionals = [
+            dnswire.rr(instance, T_TXT, CACHE_FLUSH | CLASS_IN, 4500, dnswire.txt_rdata(svc.get("txt", []))),
+            dnswire.rr(instance, T_SRV, CACHE_FLUSH | CLASS_IN, 120, dnswire.srv_rdata(svc["port"], host)),
+            dnswire.rr(host, T_A, CACHE_FLUSH | CLASS_IN, 120, socket.inet_aton(ip)),
+        ]
+    return dnswire.message(flags=dnswire.FLAGS_RESPONSE, answers=[answer], additionals=additionals)
 
 
 def main():
@@ -111,28 +83,10 @@ def main():
     svc = spec["services"][0]
     host = spec["host"].rstrip(".")
     instance = f"{svc['instance']}.{BASE}"
-    txt = b"".join(
-        bytes([len(s)]) + s for s in (f"{k}={v}".encode() for k, v in svc.get("txt", []))
-    )
+    response = build_response(svc, instance, host, args.ip, args.mode, args.ptr_ttl)
+    n_additionals = dnswire.unpack_header(response)[5]
 
-    answer = rr(BASE, T_PTR, 0x0001, args.ptr_ttl, encode_name(instance))
-    additionals = []
-    if args.mode == "full":
-        additionals = [
-            rr(instance, T_TXT, 0x8001, 4500, txt),
-            rr(instance, T_SRV, 0x8001, 120, struct.pack("!HHH", 0, 0, svc["port"]) + encode_name(host)),
-            rr(host, T_A, 0x8001, 120, socket.inet_aton(args.ip)),
-        ]
-    response = struct.pack("!6H", 0, 0x8400, 0, 1, 0, len(additionals)) + answer + b"".join(additionals)
-
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("", PORT))
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, socket.inet_aton(GROUP) + socket.inet_aton(args.ip))
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(args.ip))
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 255)
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, 255)
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 0)
+    s = dnswire.open_mdns_socket(args.ip, multicast_ttl=255, unicast_ttl=255, loop=False)
 
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -143,7 +97,7 @@ def main():
     def send(qdesc):
         with lock:
             s.sendto(response, (GROUP, PORT))
-        log(f"answered {qdesc} ({args.mode}, {len(response)} bytes, AN=1 AR={len(additionals)})")
+        log(f"answered {qdesc} ({args.mode}, {len(response)} bytes, AN=1 AR={n_additionals})")
 
     log(f"ready: {instance} host={host} ip={args.ip} mode={args.mode} delay={args.delay}s")
     t_end = time.time() + args.duration if args.duration > 0 else None
@@ -159,9 +113,9 @@ def main():
         except (IndexError, struct.error):
             log(f"undecodable packet from {src[0]}")
             continue
-        if flags & 0x8000:
+        if flags & FLAG_QR:
             continue  # a response from someone else
-        qdesc = " ".join(f"{n} {TYPES.get(t, t)}{' QU' if c & 0x8000 else ''}" for n, t, c in questions)
+        qdesc = " ".join(f"{n} {dnswire.type_name(t)}{' QU' if c & UNICAST_RESPONSE else ''}" for n, t, c in questions)
         if src[1] != PORT:
             log(f"ignored legacy query from {src[0]}:{src[1]}: {qdesc}")
             continue

@@ -12,54 +12,21 @@ stdlib only.
 import argparse
 import select
 import socket
-import struct
 import sys
 import time
 
-TYPES = {1: "A", 12: "PTR", 16: "TXT", 28: "AAAA", 33: "SRV", 47: "NSEC", 255: "ANY"}
-
-
-def encode_name(name):
-    out = b""
-    for label in name.rstrip(".").split("."):
-        raw = label.encode()
-        out += bytes([len(raw)]) + raw
-    return out + b"\x00"
-
-
-def read_name(buf, off):
-    labels, jumped, end = [], False, off
-    for _ in range(128):
-        ln = buf[off]
-        if ln & 0xC0 == 0xC0:
-            if not jumped:
-                end = off + 2
-            off = ((ln & 0x3F) << 8) | buf[off + 1]
-            jumped = True
-            continue
-        off += 1
-        if ln == 0:
-            break
-        labels.append(buf[off:off + ln].decode(errors="replace"))
-        off += ln
-    return ".".join(labels), (end if jumped else off)
+import dnswire
 
 
 def dump(buf):
-    qid, flags, qd, an, ns, ar = struct.unpack("!6H", buf[:12])
+    """One line for the header, then one per question and per record."""
+    qid, flags, qd, an, ns, ar = dnswire.unpack_header(buf)
     lines = [f"id=0x{qid:04x} flags=0x{flags:04x} qd={qd} an={an} ns={ns} ar={ar}"]
-    off = 12
-    for _ in range(qd):
-        name, off = read_name(buf, off)
-        qtype, qclass = struct.unpack("!HH", buf[off:off + 4])
-        off += 4
-        lines.append(f"  Q  {name} {TYPES.get(qtype, qtype)} class=0x{qclass:04x}")
-    for sect, count in (("AN", an), ("NS", ns), ("AR", ar)):
-        for _ in range(count):
-            name, off = read_name(buf, off)
-            rtype, rclass, ttl, rdlen = struct.unpack("!HHIH", buf[off:off + 10])
-            off += 10 + rdlen
-            lines.append(f"  {sect} {name} {TYPES.get(rtype, rtype)} class=0x{rclass:04x} ttl={ttl}")
+    questions, off = dnswire.read_questions(buf, 12, qd)
+    for name, qtype, qclass in questions:
+        lines.append(f"  Q  {name} {dnswire.type_name(qtype)} class=0x{qclass:04x}")
+    for r in dnswire.iter_records(buf, off, an, ns, ar):
+        lines.append(f"  {r.section} {r.name} {dnswire.type_name(r.rtype)} class=0x{r.rclass:04x} ttl={r.ttl}")
     return "\n".join(lines)
 
 
@@ -72,14 +39,14 @@ def main():
     ap.add_argument("--wait", type=float, default=3.0)
     args = ap.parse_args()
 
-    query = struct.pack("!6H", args.id, 0, 1, 0, 0, 0) + encode_name(args.name) + struct.pack("!HH", args.qtype, 1)
+    query = dnswire.query(args.name, args.qtype, qid=args.id)
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind((args.ip, 0))  # ephemeral source port
     s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(args.ip))
     s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 255)
     port = s.getsockname()[1]
     print(f"{time.time():.6f} legacy: sending id=0x{args.id:04x} {args.name} from {args.ip}:{port}", flush=True)
-    s.sendto(query, ("224.0.0.251", 5353))
+    s.sendto(query, (dnswire.MDNS_GROUP, dnswire.MDNS_PORT))
     deadline = time.time() + args.wait
     n = 0
     while True:

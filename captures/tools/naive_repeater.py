@@ -18,12 +18,11 @@ import argparse
 import select
 import signal
 import socket
-import struct
 import sys
 import time
 
-GROUP = "224.0.0.251"
-PORT = 5353
+import dnswire
+from dnswire import MDNS_GROUP as GROUP, MDNS_PORT as PORT
 
 
 def main():
@@ -36,12 +35,9 @@ def main():
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.append(1))
 
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("", PORT))
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, socket.inet_aton(GROUP) + socket.inet_aton(args.ip))
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(args.ip))
     # Deliberately no IP_MULTICAST_TTL: the default (1) is the bug this tool shows.
+    # Multicast loop stays on too; our own copies are skipped below.
+    s = dnswire.open_mdns_socket(args.ip, multicast_ttl=None, loop=None)
     ttl = s.getsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL)
 
     t0 = time.time()
@@ -55,13 +51,13 @@ def main():
         if not r:
             continue
         data, src = s.recvfrom(9000)
-        if src[0] == args.ip or len(data) < 12:
-            continue  # our own copy (multicast loop) or not DNS
-        if not struct.unpack("!H", data[2:4])[0] & 0x8000:
-            continue  # a query: not repeated
+        if src[0] == args.ip:
+            continue  # our own copy (multicast loop)
+        if not dnswire.is_response(data):
+            continue  # a query (not repeated) or not DNS
         s.sendto(data, (GROUP, PORT))
         repeated += 1
-        an, ns, ar = struct.unpack("!3H", data[6:12])
+        _qid, _flags, _qd, an, ns, ar = dnswire.unpack_header(data)
         print(f"{time.time():.6f} (+{time.time() - t0:6.3f}s) repeater: response from {src[0]}:{src[1]} "
               f"({len(data)} bytes, AN={an} NS={ns} AR={ar}) re-sent to {GROUP}", flush=True)
     print(f"repeater: repeated {repeated} responses", flush=True)

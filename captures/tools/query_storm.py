@@ -14,22 +14,13 @@ stdlib only.
 """
 import argparse
 import select
-import socket
-import struct
 import sys
 import time
 
-GROUP = "224.0.0.251"
-PORT = 5353
+import dnswire
+from dnswire import MDNS_GROUP as GROUP, MDNS_PORT as PORT, T_PTR
+
 INTERVALS = (0.100, 0.150, 0.200, 0.120, 0.180)
-
-
-def encode_name(name):
-    out = b""
-    for label in name.rstrip(".").split("."):
-        raw = label.encode()
-        out += bytes([len(raw)]) + raw
-    return out + b"\x00"
 
 
 def main():
@@ -39,14 +30,8 @@ def main():
     ap.add_argument("--duration", type=float, default=5.0)
     args = ap.parse_args()
 
-    query = struct.pack("!6H", 0, 0, 1, 0, 0, 0) + encode_name(args.name) + struct.pack("!HH", 12, 1)
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("", PORT))
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, socket.inet_aton(GROUP) + socket.inet_aton(args.ip))
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(args.ip))
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 255)
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 0)
+    query = dnswire.query(args.name, T_PTR)
+    s = dnswire.open_mdns_socket(args.ip, multicast_ttl=255, loop=False)
 
     t0 = time.time()
     sent = answers = i = 0
@@ -64,11 +49,11 @@ def main():
         r, _, _ = select.select([s], [], [], max(0.0, next_send - now))
         if r:
             data, src = s.recvfrom(9000)
-            if len(data) >= 12 and struct.unpack("!H", data[2:4])[0] & 0x8000:
+            if dnswire.is_response(data):
                 answers += 1
-                an = struct.unpack("!H", data[6:8])[0]
+                an = dnswire.unpack_header(data)[3]
                 print(f"{time.time():.6f} (+{time.time() - t0:6.3f}s) storm: response from {src[0]} AN={an}", flush=True)
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_DROP_MEMBERSHIP, socket.inet_aton(GROUP) + socket.inet_aton(args.ip))
+    dnswire.leave_group(s, args.ip)
     print(f"storm: sent {sent} queries in {args.duration}s, {answers} responses", flush=True)
     return 0
 

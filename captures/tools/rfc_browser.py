@@ -24,15 +24,13 @@ stdlib only.
 """
 import argparse
 import select
-import socket
 import struct
 import sys
 import time
 
-GROUP = "224.0.0.251"
-PORT = 5353
-T_A, T_PTR, T_TXT, T_SRV = 1, 12, 16, 33
-TYPES = {1: "A", 12: "PTR", 16: "TXT", 28: "AAAA", 33: "SRV", 47: "NSEC", 255: "ANY"}
+import dnswire
+from dnswire import CLASS_IN, MDNS_GROUP as GROUP, MDNS_PORT as PORT, T_A, T_PTR, T_SRV, T_TXT, TYPES
+
 REFRESH = (0.81, 0.86, 0.91, 0.96)
 
 T0 = time.time()
@@ -42,59 +40,24 @@ def log(msg):
     print(f"{time.time():.6f} (+{time.time() - T0:6.3f}s) rfc-browser: {msg}", flush=True)
 
 
-def encode_name(name):
-    out = b""
-    for label in name.rstrip(".").split("."):
-        raw = label.encode()
-        out += bytes([len(raw)]) + raw
-    return out + b"\x00"
-
-
-def read_name(buf, off):
-    labels, jumped, end = [], False, off
-    for _ in range(128):
-        ln = buf[off]
-        if ln & 0xC0 == 0xC0:
-            if not jumped:
-                end = off + 2
-            off = ((ln & 0x3F) << 8) | buf[off + 1]
-            jumped = True
-            continue
-        off += 1
-        if ln == 0:
-            break
-        labels.append(buf[off:off + ln].decode(errors="replace"))
-        off += ln
-    return ".".join(labels), (end if jumped else off)
-
-
 def parse_response(buf):
     """-> [(name, type, ttl, value)] for A/PTR/SRV/TXT in all sections."""
-    _qid, _flags, qd, an, ns, ar = struct.unpack("!6H", buf[:12])
-    off = 12
-    for _ in range(qd):
-        _, off = read_name(buf, off)
-        off += 4
+    _qid, _flags, qd, an, ns, ar = dnswire.unpack_header(buf)
+    off = dnswire.skip_questions(buf, 12, qd)
     out = []
-    for _ in range(an + ns + ar):
-        name, off = read_name(buf, off)
-        rtype, _rclass, ttl, rdlen = struct.unpack("!HHIH", buf[off:off + 10])
-        off += 10
-        rd = buf[off:off + rdlen]
-        value = None
-        if rtype == T_PTR:
-            value = read_name(buf, off)[0]
-        elif rtype == T_SRV:
-            _prio, _weight, port = struct.unpack("!HHH", rd[:6])
-            value = (read_name(buf, off + 6)[0], port)
-        elif rtype == T_A:
-            value = socket.inet_ntoa(rd)
-        elif rtype == T_TXT:
-            value = rd
-        off += rdlen
+    for r in dnswire.iter_records(buf, off, an, ns, ar):
+        value = dnswire.decode_rdata(buf, r)
         if value is not None:
-            out.append((name, rtype, ttl, value))
+            out.append((r.name, r.rtype, r.ttl, value))
     return out
+
+
+def build_query(questions, known):
+    """A QM query (id 0) for [(name, type)] with known answers [(ptr_name, target, ttl)]."""
+    return dnswire.message(
+        questions=[dnswire.question(name, rtype) for name, rtype in questions],
+        answers=[dnswire.rr(name, T_PTR, CLASS_IN, ttl, dnswire.encode_name(target)) for name, target, ttl in known],
+    )
 
 
 class Record:
@@ -119,13 +82,7 @@ def main():
     args = ap.parse_args()
     stype = args.type.rstrip(".")
 
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("", PORT))
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, socket.inet_aton(GROUP) + socket.inet_aton(args.ip))
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(args.ip))
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 255)
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 0)
+    s = dnswire.open_mdns_socket(args.ip, multicast_ttl=255, loop=False)
 
     cache = {}  # (name.lower(), type, value) -> Record
     resolved = set()
@@ -138,13 +95,7 @@ def main():
         return [r for (n, t, _), r in cache.items() if n == name.lower() and t == rtype]
 
     def send(questions, known):
-        msg = struct.pack("!6H", 0, 0, len(questions), len(known), 0, 0)
-        for name, rtype in questions:
-            msg += encode_name(name) + struct.pack("!HH", rtype, 1)
-        for r in known:
-            rd = encode_name(r.value)
-            ttl = max(0, int(r.remaining(time.time())))
-            msg += encode_name(r.name) + struct.pack("!HHIH", T_PTR, 1, ttl, len(rd)) + rd
+        msg = build_query(questions, [(r.name, r.value, max(0, int(r.remaining(time.time())))) for r in known])
         s.sendto(msg, (GROUP, PORT))
         qs = ", ".join(f"{n} {TYPES[t]}" for n, t in questions)
         log(f"query [{qs}]" + (f" known={len(known)}" if known else ""))
@@ -213,7 +164,7 @@ def main():
         if not rd:
             continue
         data, src = s.recvfrom(9000)
-        if len(data) < 12 or not struct.unpack("!H", data[2:4])[0] & 0x8000:
+        if not dnswire.is_response(data):
             continue
         now = time.time()
         try:
@@ -233,7 +184,7 @@ def main():
                     log(f"add {stype} {value} (from {src[0]}, ttl {ttl})")
             pending.pop((name, rtype), None)
         check_resolved(now)
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_DROP_MEMBERSHIP, socket.inet_aton(GROUP) + socket.inet_aton(args.ip))
+    dnswire.leave_group(s, args.ip)
     log("done")
     return 0
 
