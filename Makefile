@@ -4,11 +4,13 @@ BIN := .build/release/castscope
 DEMO_CAPTURE := captures/multi-device.pcap
 # Debian packages: libpcap-dev to build; tshark (the reference decoder), python3 and
 # python3-jsonschema (Debian's python, /usr/bin/python3, checks the JSON contract) and
-# chromium (renders the HTML report headless) for tests.
+# chromium (renders the HTML report headless), and avahi-daemon, iproute2 and util-linux
+# (setpriv, runuser) for the live-capture tests in network namespaces; python-zeroconf from
+# PyPI for the live tests' responders and sender.
 BUILD_PACKAGES := libpcap-dev
-TEST_PACKAGES := libpcap-dev tshark python3 python3-jsonschema chromium
+TEST_PACKAGES := libpcap-dev tshark python3 python3-jsonschema chromium avahi-daemon iproute2 util-linux
 
-.PHONY: all build deps test-deps demo test unit lint cli html schema golden golden-update differential clean
+.PHONY: all build deps test-deps demo test unit lint cli html live schema golden golden-update differential clean
 
 all: build
 
@@ -17,6 +19,7 @@ deps:
 
 test-deps:
 	@scripts/ensure-packages.sh $(TEST_PACKAGES)
+	@python3 -c 'import zeroconf' 2>/dev/null || python3 -m pip install --quiet zeroconf
 
 build: deps
 	$(SWIFT) build -c release
@@ -33,6 +36,9 @@ cli: build
 
 html: build
 	Tests/html/check.sh
+
+live: build
+	Tests/live/run.sh
 
 schema: build
 	/usr/bin/python3 Tests/schema/validate.py --self-test
@@ -55,6 +61,7 @@ test: test-deps build lint
 	Tests/cli/run.sh
 	Tests/cli/plist-extract.sh
 	Tests/html/check.sh
+	Tests/live/run.sh
 	Tests/golden/run.sh
 	/usr/bin/python3 Tests/schema/validate.py --self-test
 	/usr/bin/python3 Tests/schema/validate.py
