@@ -380,6 +380,25 @@ else
   fail "unknown interface: rc=$RC (want 66 and a list with lo, eth0); stderr: $(err1)"
 fi
 
+# A down interface: a veth pair in the sender's namespace, never set up.
+ip netns exec "$NS_SND" ip link add csl-down0 type veth peer name csl-down1 2>/dev/null
+run_live "$BIN" live -i csl-down0 --duration 2
+if [[ $RC == 69 ]] && grep -q "csl-down0" "$T/e.err" && grep -qi "down" "$T/e.err"; then
+  ok "interface down: exit 69 and says so"
+else
+  fail "interface down: rc=$RC (want 69); stderr: $(err1)"
+fi
+ip netns exec "$NS_SND" ip link del csl-down0 2>/dev/null
+
+# A link type with nothing to decode (netfilter log).
+{ timeout -s KILL 20 "$BIN" live -i nflog --duration 1 </dev/null >"$T/e.out" 2>"$T/e.err"; } 2>/dev/null
+RC=$?
+if [[ $RC == 65 ]] && grep -q "NFLOG" "$T/e.err"; then
+  ok "unsupported link type (nflog): exit 65 naming NFLOG"
+else
+  fail "unsupported link type: rc=$RC (want 65); stderr: $(err1)"
+fi
+
 run_live "$BIN" live -i eth0 --duration 2 --filter 'not a filter((('
 if [[ $RC == 64 ]] && grep -qi "syntax error" "$T/e.err"; then
   ok "bad --filter: exit 64 with libpcap's message ($(grep -i -m1 'syntax error' "$T/e.err" | head -c 120))"
