@@ -100,6 +100,18 @@ public final class CaptureFile {
         // pcap_major_version is 1 for pcapng as libpcap presents it, 2 for pcap.
         format = pcap_major_version(h) == 2 ? .pcap : .pcapng
         nanosecondFile = Self.nanosecondMagic(path)
+        var info = stat()
+        fileSize = path != "-" && stat(path, &info) == 0 ? Int64(info.st_size) : nil
+    }
+
+    /// The file's size in bytes (`nil` for standard input).
+    public let fileSize: Int64?
+
+    /// How far into the file libpcap has read, in bytes (`nil` when it cannot tell).
+    public var bytesRead: Int64? {
+        guard let f = pcap_file(handle) else { return nil }
+        let position = ftello(f)
+        return position >= 0 ? Int64(position) : nil
     }
 
     deinit {

@@ -1,4 +1,5 @@
 import CastDiscovery
+import Dispatch
 import PcapCapture
 import Reports
 import WireFormat
@@ -21,6 +22,8 @@ enum AnalyzeCommand {
         var analysis = AnalysisOptions()
         var merge = false
         var prefilter = true
+        /// `--quiet`: no progress line.
+        var quiet = false
         var files: [String] = []
         /// `--plist`: an Info.plist to cross-check (issue 4).
         var plist: String?
@@ -61,6 +64,8 @@ enum AnalyzeCommand {
                 return .failure(UsageError(message: nil))
             case "--merge":
                 o.merge = true
+            case "--quiet", "-q":
+                o.quiet = true
             case "--no-filter":
                 o.prefilter = false
             case "--format", "-f":
@@ -152,7 +157,8 @@ enum AnalyzeCommand {
             case .failure(let e): return (nil, e.status)
             }
         }
-        let (analysis, status) = analyze(o.files, options: o.analysis, merge: o.merge, prefilter: o.prefilter)
+        let (analysis, status) = analyze(
+            o.files, options: o.analysis, merge: o.merge, prefilter: o.prefilter, quiet: o.quiet)
         guard var report = analysis else { return (nil, status) }
         if let plist { report.findings = InfoPlist.merged(report.findings, plist.crossCheck(report)) }
         return (report, status)
@@ -160,39 +166,56 @@ enum AnalyzeCommand {
 
     /// Reads, tracks and diagnoses the captures: the pipeline shared by `analyze` and `report`.
     /// - Returns: the report (`nil` when no file could be opened) and the exit status so far.
-    static func analyze(_ files: [String], options: AnalysisOptions, merge: Bool, prefilter: Bool) -> (
-        AnalysisReport?, ExitStatus
-    ) {
+    static func analyze(
+        _ files: [String], options: AnalysisOptions, merge: Bool, prefilter: Bool, quiet: Bool = false
+    ) -> (AnalysisReport?, ExitStatus) {
         var status = ExitStatus.success
         var runs: [CaptureRun] = []
-        var timelines: [TimelineResult] = []
         for path in files {
             switch CaptureRun.open(path, prefilter: prefilter) {
-            case .success(var run):
-                if !merge {
-                    // Each file is its own timeline: read it now, keep only the result.
-                    var tracker = DiscoveryTracker(options: options)
-                    let index = runs.count
-                    while let packet = run.nextPacket() { tracker.ingest(packet, capture: index) }
-                    timelines.append(tracker.finish())
-                }
-                runs.append(run)
-            case .failure(let e):
-                if status == .success { status = e.status }
+            case .success(let run): runs.append(run)
+            case .failure(let e): if status == .success { status = e.status }
             }
         }
+        let progress = runs.map { ReadProgress(total: $0.file.fileSize) }
+        var line = ProgressLine(quiet: quiet)
+        var timelines: [TimelineResult] = []
         if merge, !runs.isEmpty {
             // One timeline: the files' packets interleaved by time, one pending packet per file.
             var tracker = DiscoveryTracker(options: options)
-            var heads = runs.indices.map { runs[$0].nextPacket() }
+            var heads = runs.indices.map { runs[$0].nextPacket(progress: progress[$0]) }
+            var n = 0
             while let i = heads.indices.filter({ heads[$0] != nil }).min(by: {
                 (heads[$0]!.timestamp, $0) < (heads[$1]!.timestamp, $1)
             }) {
                 tracker.ingest(heads[i]!, capture: i)
-                heads[i] = runs[i].nextPacket()
+                heads[i] = runs[i].nextPacket(progress: progress[i])
+                n += 1
+                if n & 1023 == 0 { line.update(progress) }
             }
             timelines = [tracker.finish()]
+        } else if !runs.isEmpty {
+            // Each file is its own timeline: read them in parallel, one task per file, and
+            // merge the results in command-line order (the same output as reading them in turn).
+            let results = ResultSlots(count: runs.count)
+            let group = DispatchGroup()
+            for (index, run) in runs.enumerated() {
+                let task = UncheckedBox((run, progress[index]))
+                DispatchQueue.global().async(group: group) {
+                    var (run, shared) = task.value
+                    var tracker = DiscoveryTracker(options: options)
+                    while let packet = run.nextPacket(progress: shared) { tracker.ingest(packet, capture: index) }
+                    results.store(index, (run, tracker.finish()))
+                }
+            }
+            while group.wait(timeout: .now() + .milliseconds(200)) == .timedOut { line.update(progress) }
+            for index in runs.indices {
+                let (run, timeline) = results.take(index)
+                runs[index] = run
+                timelines.append(timeline)
+            }
         }
+        line.finish()
         var captures: [CaptureInfo] = []
         for run in runs {
             let stats = run.decoder.statistics
@@ -252,6 +275,8 @@ let analyzeUsage = """
       --merge              Treat several files as one timeline (default: each file is its own
                            timeline; devices still merge by id).
       --no-filter          Do not apply the lossless BPF prefilter.
+      -q, --quiet          No progress line (it is shown only on a terminal, for files that
+                           take more than a second). Several files are read in parallel.
       --plist FILE         Also check an iOS app's Info.plist (see castscope check-plist) and
                            cross-check it: app IDs the capture shows being searched for or
                            answered that it does not declare are PLIST_MISSING_APP_ID errors.
@@ -264,3 +289,30 @@ let analyzeUsage = """
       resolvedMs     session start -> the device's SRV, TXT and an address record all seen.
       Missing values are null, with the reason.
     """
+
+/// One slot per file for the parallel readers; each slot is written by one task and read after
+/// all tasks have finished (the DispatchGroup wait orders the accesses).
+final class ResultSlots: @unchecked Sendable {
+    private let slots: UnsafeMutablePointer<(CaptureRun, TimelineResult)?>
+    private let count: Int
+
+    init(count: Int) {
+        self.count = count
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: nil, count: count)
+    }
+
+    deinit {
+        slots.deinitialize(count: count)
+        slots.deallocate()
+    }
+
+    func store(_ index: Int, _ value: (CaptureRun, TimelineResult)) { slots[index] = value }
+    func take(_ index: Int) -> (CaptureRun, TimelineResult) { slots[index]! }
+}
+
+/// Hands a non-Sendable value to exactly one other task.
+struct UncheckedBox<T>: @unchecked Sendable {
+    var value: T
+    init(_ value: T) { self.value = value }
+}

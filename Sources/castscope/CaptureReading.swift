@@ -57,10 +57,15 @@ struct CaptureRun {
     }
 
     /// The next discovery packet, or `nil` at the end of the file (pull style, for `--merge`).
-    mutating func nextPacket() -> DiscoveryPacket? {
+    /// Every 4096 records the shared `progress` is updated.
+    mutating func nextPacket(progress: ReadProgress? = nil) -> DiscoveryPacket? {
         var decoder = self.decoder
         defer { self.decoder = decoder }
         while true {
+            if let progress, file.recordsRead & 4095 == 0 {
+                progress.packets.store(file.recordsRead, ordering: .relaxed)
+                if let b = file.bytesRead { progress.bytes.store(b, ordering: .relaxed) }
+            }
             let next = file.nextRecord { frame, header, bytes in
                 decoder.decode(
                     frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength)
