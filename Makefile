@@ -69,3 +69,8 @@ test: test-deps build lint
 
 clean:
 	rm -rf .build
+
+# The benchmark of issue 6 (docs/performance.md): release build, then scripts/bench.
+.PHONY: bench
+bench: build
+	scripts/bench

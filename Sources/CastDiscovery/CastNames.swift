@@ -15,19 +15,61 @@ public enum CastName: Hashable, Sendable {
     /// Classifies `name`, or returns `nil` if it is not under `_googlecast._tcp.local`.
     /// Comparison is ASCII case-insensitive, as DNS requires.
     public init?(_ name: DNSName) {
-        let labels = name.labels
-        guard labels.count >= 3, name.hasSuffix(Self.serviceTypeName) else { return nil }
-        switch labels.count {
-        case 3:
+        guard let shape = CastName.shape(name.wire) else { return nil }
+        let w = name.wire
+        switch shape.kind {
+        case .serviceType:
             self = .serviceType
-        case 4:
-            self = .instance(label: CastName.text(labels[0]))
-        case 5 where DNSName(labels: [Array(labels[1])]).equalsIgnoringCase(DNSName("_sub")):
-            var app = Array(labels[0])
-            if app.first == 0x5F { app.removeFirst() }  // "_"
-            self = .subtype(appID: CastName.text(app[...]))
-        default:
-            return nil
+        case .instance:
+            self = .instance(label: CastName.text(w[(shape.first + 1)..<(shape.first + 1 + Int(w[shape.first]))]))
+        case .subtype:
+            var start = shape.first + 1
+            let end = start + Int(w[shape.first])
+            if start < end, w[start] == 0x5F { start += 1 }  // "_"
+            self = .subtype(appID: CastName.text(w[start..<end]))
+        }
+    }
+
+    /// What kind of Cast name a wire name is, without building any string.
+    enum Kind { case serviceType, subtype, instance }
+
+    /// The suffix `\v_googlecast\u{4}_tcp\u{5}local` in wire form, lower case.
+    static let suffix: [UInt8] = [11] + Array("_googlecast".utf8) + [4] + Array("_tcp".utf8) + [5] + Array("local".utf8)
+    static let sub: [UInt8] = [4] + Array("_sub".utf8)
+
+    /// Classifies length-prefixed labels: the kind, and the offset of the first label's length
+    /// byte. Allocation-free; this runs for every record of every mDNS packet.
+    static func shape(_ w: [UInt8]) -> (kind: Kind, first: Int)? {
+        let n = w.count
+        let s = suffix.count
+        guard n >= s else { return nil }
+        // Walk the labels to find where the last three start (the suffix must be whole labels).
+        var starts: (Int, Int, Int) = (-1, -1, -1)  // up to three labels before the suffix
+        var count = 0
+        var i = 0
+        while i < n - s {
+            starts = (starts.1, starts.2, i)
+            count += 1
+            i += 1 + Int(w[i])
+        }
+        guard i == n - s else { return nil }
+        for k in 0..<s {
+            let b = w[i + k]
+            let lower = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+            if lower != suffix[k] { return nil }
+        }
+        switch count {
+        case 0: return (.serviceType, 0)
+        case 1: return (.instance, starts.2)
+        case 2:
+            let subStart = starts.2
+            guard Int(w[subStart]) == 4 else { return nil }
+            for k in 1..<5 {
+                let b = w[subStart + k]
+                if (b >= 0x41 && b <= 0x5A ? b | 0x20 : b) != sub[k] { return nil }
+            }
+            return (.subtype, starts.1)
+        default: return nil
         }
     }
 

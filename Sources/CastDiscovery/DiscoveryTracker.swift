@@ -37,7 +37,18 @@ public enum TrackerLimits {
 /// A DNS name as a case-insensitive dictionary key.
 struct NameKey: Hashable {
     let wire: [UInt8]
-    init(_ name: DNSName) { wire = name.wire.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } }
+    init(_ name: DNSName) {
+        let w = name.wire
+        // Most names are already lower case: share the storage instead of copying.
+        if w.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) {
+            wire = w.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        } else {
+            wire = w
+        }
+    }
+    /// Hashes the bytes in one call (the synthesised hash would combine them one by one).
+    func hash(into hasher: inout Hasher) { wire.withUnsafeBytes { hasher.combine(bytes: $0) } }
+    static func == (a: NameKey, b: NameKey) -> Bool { a.wire == b.wire }
 }
 
 /// Follows Cast discovery through a stream of packets: devices, clients, sessions, latency.
@@ -72,6 +83,8 @@ public struct DiscoveryTracker {
         var expired = false
         var leftReported = false
         var lastSnapshot: DeviceSnapshot?
+        /// The TXT record as last parsed, to skip parsing it again.
+        var rawTXT: TXTRecord?
     }
 
     struct HostState {
@@ -108,7 +121,8 @@ public struct DiscoveryTracker {
     struct QueryLogEntry {
         var time: Timestamp
         var frame: FrameRef
-        var names: [String]
+        /// The names asked, as keys (turned into text only in ``finish()``).
+        var names: Set<NameKey>
         var answered: [(instance: NameKey, delay: Double, frame: FrameRef)]
         var suppressed: [NameKey]
         var missed: [NameKey]
@@ -205,87 +219,131 @@ public struct DiscoveryTracker {
 
     // MARK: Responses: what devices said
 
+    /// One record of a response with its names already keyed (computed once per packet, then
+    /// shared by the device update and every client).
+    struct KeyedRecord {
+        var record: DNSResourceRecord
+        /// Owner name key (for PTR under a browse name, SRV/TXT of an instance, A/AAAA).
+        var owner: NameKey
+        /// PTR target or SRV target key.
+        var target: NameKey?
+    }
+
     mutating func ingestResponse(_ message: DNSMessage, packet: DiscoveryPacket, frame: FrameRef) {
         let now = packet.timestamp
         // Answers and additionals carry records; the authority section is for probes.
-        let records = message.answers + message.additionals
+        var keyed: [KeyedRecord] = []
+        keyed.reserveCapacity(message.answers.count + message.additionals.count)
         var touched: Set<NameKey> = []
         var hostsTouched: Set<NameKey> = []
-        for record in records {
-            switch (record.type, record.data) {
-            case (.ptr, .name(let target)):
-                guard let owner = CastName(record.name), owner.isBrowseName,
-                    case .instance(let label) = CastName(target)
-                else { continue }
-                let key = NameKey(target)
-                touched.insert(key)
-                touchInstance(key, name: target, label: label, packet: packet, frame: frame)
-                instances[key]!.ttls["PTR", default: []].insert(record.ttl)
-                if record.ttl == 0 {
-                    instances[key]!.leftAt = now
-                    instances[key]!.leftFrame = frame
-                } else {
-                    instances[key]!.leftAt = nil
-                    instances[key]!.leftFrame = nil
-                    // Legacy unicast answers cap TTLs at 10 s (RFC 6762 §6.7): not the true TTL.
-                    if !packet.legacyUnicast { instances[key]!.ptrTTL = record.ttl }
-                    instances[key]!.browseNames.insert(NameKey(record.name))
-                    if case .subtype(let app) = owner { instances[key]!.appIDs.insert(app) }
+        for sectionRecords in [message.answers, message.additionals] {
+            for record in sectionRecords {
+                switch (record.type, record.data) {
+                case (.ptr, .name(let target)):
+                    guard let owner = CastName.shape(record.name.wire), owner.kind != .instance,
+                        let t = CastName.shape(target.wire), t.kind == .instance
+                    else { continue }
+                    let key = NameKey(target)
+                    let ownerKey = NameKey(record.name)
+                    keyed.append(KeyedRecord(record: record, owner: ownerKey, target: key))
+                    touched.insert(key)
+                    let legacy = packet.legacyUnicast
+                    withInstance(key, name: target, labelOffset: t.first, packet: packet, frame: frame) { i in
+                        i.ttls["PTR", default: []].insert(record.ttl)
+                        if record.ttl == 0 {
+                            i.leftAt = now
+                            i.leftFrame = frame
+                        } else {
+                            i.leftAt = nil
+                            i.leftFrame = nil
+                            // Legacy unicast answers cap TTLs at 10 s (RFC 6762 §6.7): not the true TTL.
+                            if !legacy { i.ptrTTL = record.ttl }
+                            if i.browseNames.insert(ownerKey).inserted, owner.kind == .subtype,
+                                case .subtype(let app)? = CastName(record.name)
+                            {
+                                i.appIDs.insert(app)
+                            }
+                        }
+                    }
+                case (.srv, .srv(_, _, let port, let target)):
+                    guard let shape = CastName.shape(record.name.wire), shape.kind == .instance else { continue }
+                    let key = NameKey(record.name)
+                    let targetKey = NameKey(target)
+                    keyed.append(KeyedRecord(record: record, owner: key, target: targetKey))
+                    touched.insert(key)
+                    withInstance(key, name: record.name, labelOffset: shape.first, packet: packet, frame: frame) { i in
+                        i.ttls["SRV", default: []].insert(record.ttl)
+                        if record.ttl > 0 {
+                            i.srvTarget = target
+                            i.srvPort = port
+                        }
+                    }
+                case (.txt, .txt(let txt)):
+                    guard let shape = CastName.shape(record.name.wire), shape.kind == .instance else { continue }
+                    let key = NameKey(record.name)
+                    keyed.append(KeyedRecord(record: record, owner: key, target: nil))
+                    touched.insert(key)
+                    withInstance(key, name: record.name, labelOffset: shape.first, packet: packet, frame: frame) { i in
+                        i.ttls["TXT", default: []].insert(record.ttl)
+                        // Parse the Cast keys only when the record changed.
+                        if record.ttl > 0, i.rawTXT != txt {
+                            i.rawTXT = txt
+                            i.txt = CastTXT(txt)
+                        }
+                    }
+                case (.a, .a(let a)):
+                    let host = NameKey(record.name)
+                    keyed.append(KeyedRecord(record: record, owner: host, target: nil))
+                    hostsTouched.insert(host)
+                    addAddress(.v4(a), host: host, ttl: record.ttl, frame: frame)
+                case (.aaaa, .aaaa(let a)):
+                    let host = NameKey(record.name)
+                    keyed.append(KeyedRecord(record: record, owner: host, target: nil))
+                    hostsTouched.insert(host)
+                    addAddress(.v6(a), host: host, ttl: record.ttl, frame: frame)
+                default:
+                    continue
                 }
-            case (.srv, .srv(_, _, let port, let target)):
-                guard case .instance(let label) = CastName(record.name) else { continue }
-                let key = NameKey(record.name)
-                touched.insert(key)
-                touchInstance(key, name: record.name, label: label, packet: packet, frame: frame)
-                instances[key]!.ttls["SRV", default: []].insert(record.ttl)
-                if record.ttl > 0 {
-                    instances[key]!.srvTarget = target
-                    instances[key]!.srvPort = port
-                }
-            case (.txt, .txt(let txt)):
-                guard case .instance(let label) = CastName(record.name) else { continue }
-                let key = NameKey(record.name)
-                touched.insert(key)
-                touchInstance(key, name: record.name, label: label, packet: packet, frame: frame)
-                instances[key]!.ttls["TXT", default: []].insert(record.ttl)
-                if record.ttl > 0 { instances[key]!.txt = CastTXT(txt) }
-            case (.a, .a(let a)):
-                hostsTouched.insert(NameKey(record.name))
-                addAddress(.v4(a), host: record.name, ttl: record.ttl, frame: frame)
-            case (.aaaa, .aaaa(let a)):
-                hostsTouched.insert(NameKey(record.name))
-                addAddress(.v6(a), host: record.name, ttl: record.ttl, frame: frame)
-            default:
-                continue
             }
         }
+        guard !keyed.isEmpty else { return }
         // What each client could receive of it.
         for address in clientOrder {
             guard clients[address]!.current != nil, canReceive(packet, client: address) else { continue }
-            updateClient(address, records: records, time: now, frame: frame)
+            updateClient(address, records: keyed, time: now, frame: frame)
         }
         emitDeviceEvents(touched: touched, hostsTouched: hostsTouched, time: now, frame: frame)
     }
 
-    mutating func touchInstance(_ key: NameKey, name: DNSName, label: String, packet: DiscoveryPacket, frame: FrameRef)
-    {
+    /// Updates one instance in place (one dictionary lookup), creating it on first sight.
+    mutating func withInstance(
+        _ key: NameKey, name: DNSName, labelOffset: Int, packet: DiscoveryPacket, frame: FrameRef,
+        _ body: (inout InstanceState) -> Void
+    ) {
         if instances[key] == nil {
+            let w = name.wire
+            let label = CastName.text(w[(labelOffset + 1)..<(labelOffset + 1 + Int(w[labelOffset]))])
             instances[key] = InstanceState(
                 name: name, label: label, firstSeen: packet.timestamp, lastSeen: packet.timestamp, firstFrame: frame,
                 lastFrame: frame)
             instanceOrder.append(key)
         }
-        instances[key]!.lastSeen = packet.timestamp
-        instances[key]!.lastFrame = frame
-        if instances[key]!.sources.insert(packet.source).inserted {
-            instances[key]!.sourceFrames.append((packet.source, frame))
+        let source = packet.source
+        let time = packet.timestamp
+        modify(&instances[key]!) { i in
+            i.lastSeen = time
+            i.lastFrame = frame
+            if i.sources.insert(source).inserted { i.sourceFrames.append((source, frame)) }
+            body(&i)
         }
     }
 
+    @inline(__always)
+    func modify<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
+
     var addressTTLs: [NameKey: [String: Set<UInt32>]] = [:]
 
-    mutating func addAddress(_ address: IPAddress, host: DNSName, ttl: UInt32, frame: FrameRef) {
-        let key = NameKey(host)
+    mutating func addAddress(_ address: IPAddress, host key: NameKey, ttl: UInt32, frame: FrameRef) {
         var h = hosts[key] ?? HostState()
         if ttl > 0, !h.addresses.contains(address) {
             h.addresses.append(address)
@@ -311,45 +369,45 @@ public struct DiscoveryTracker {
         }
     }
 
-    mutating func updateClient(_ address: IPAddress, records: [DNSResourceRecord], time: Timestamp, frame: FrameRef) {
-        var c = clients[address]!
+    mutating func updateClient(_ address: IPAddress, records: [KeyedRecord], time: Timestamp, frame: FrameRef) {
+        // Taken out of the dictionary so that its collections are uniquely referenced and
+        // edited in place (a copy would duplicate them on every packet).
+        var c = clients.removeValue(forKey: address)!
+        defer { clients[address] = c }
         guard var session = c.current else { return }
-        for record in records where record.ttl > 0 {
-            switch (record.type, record.data) {
-            case (.ptr, .name(let target)):
-                let owner = NameKey(record.name)
-                let instance = NameKey(target)
+        c.current = nil
+        for k in records where k.record.ttl > 0 {
+            switch k.record.type {
+            case .ptr:
+                guard let instance = k.target else { continue }
+                let owner = k.owner
                 if session.askedNames.contains(owner) {
                     c.namesAnswered.insert(owner)
                     if session.progress[instance]?.firstAnswer == nil {
                         session.progress[instance, default: SessionProgress()].firstAnswer = (time, frame)
                     }
                 }
-                if var q = c.pending, q.names.contains(owner), q.answered[instance] == nil,
-                    time.nanoseconds(since: q.time) <= options.responseWindowNanoseconds
+                if c.pending != nil, c.pending!.names.contains(owner), c.pending!.answered[instance] == nil,
+                    time.nanoseconds(since: c.pending!.time) <= options.responseWindowNanoseconds
                 {
-                    q.answered[instance] = (Double(time.nanoseconds(since: q.time)) / 1e6, frame)
-                    c.pending = q
+                    c.pending!.answered[instance] = (Double(time.nanoseconds(since: c.pending!.time)) / 1e6, frame)
                 }
-            case (.srv, .srv(_, _, _, let target)):
-                let instance = NameKey(record.name)
-                if session.progress[instance]?.srv == nil {
-                    session.progress[instance, default: SessionProgress()].srv = (time, frame, NameKey(target))
+            case .srv:
+                guard let target = k.target else { continue }
+                if session.progress[k.owner]?.srv == nil {
+                    session.progress[k.owner, default: SessionProgress()].srv = (time, frame, target)
                 }
-            case (.txt, .txt):
-                let instance = NameKey(record.name)
-                if session.progress[instance]?.txt == nil {
-                    session.progress[instance, default: SessionProgress()].txt = (time, frame)
+            case .txt:
+                if session.progress[k.owner]?.txt == nil {
+                    session.progress[k.owner, default: SessionProgress()].txt = (time, frame)
                 }
-            case (.a, _), (.aaaa, _):
-                let host = NameKey(record.name)
-                if session.addressSeen[host] == nil { session.addressSeen[host] = (time, frame) }
+            case .a, .aaaa:
+                if session.addressSeen[k.owner] == nil { session.addressSeen[k.owner] = (time, frame) }
             default:
                 break
             }
         }
         c.current = session
-        clients[address] = c
     }
 
     // MARK: Queries: what clients asked
@@ -441,8 +499,14 @@ public struct DiscoveryTracker {
     }
 
     mutating func client(_ address: IPAddress, packet: DiscoveryPacket) -> ClientState {
-        var c = clients[address] ?? ClientState(address: address)
-        if clients[address] == nil { clientOrder.append(address) }
+        // Taken out of the dictionary (see updateClient); the caller puts it back.
+        var c: ClientState
+        if let existing = clients.removeValue(forKey: address) {
+            c = existing
+        } else {
+            c = ClientState(address: address)
+            clientOrder.append(address)
+        }
         if c.mac == nil { c.mac = packet.sourceMAC }
         if c.process == nil, let p = packet.pktap, !p.process.isEmpty {
             c.process = p.pid > 0 ? "\(p.process)[\(p.pid)]" : p.process
@@ -452,8 +516,9 @@ public struct DiscoveryTracker {
 
     /// Closes the pending query of `address` if its response window has passed.
     mutating func closeExpiredQuery(_ address: IPAddress, now: Timestamp) {
-        guard var c = clients[address], let q = c.pending,
-            now.nanoseconds(since: q.time) > options.responseWindowNanoseconds
+        guard let pending = clients[address]?.pending,
+            now.nanoseconds(since: pending.time) > options.responseWindowNanoseconds,
+            var c = clients.removeValue(forKey: address), let q = c.pending
         else { return }
         close(q, client: &c)
         c.pending = nil
@@ -463,7 +528,7 @@ public struct DiscoveryTracker {
     /// Classifies a finished query for every device expected to answer it.
     mutating func close(_ q: QueryState, client c: inout ClientState) {
         var entry = QueryLogEntry(
-            time: q.time, frame: q.frame, names: q.names.map { DNSName(wire: $0.wire).description }.sorted(),
+            time: q.time, frame: q.frame, names: q.names,
             answered: [], suppressed: [], missed: [])
         defer {
             if c.queryLog.count < TrackerLimits.maximumQueriesKept { c.queryLog.append(entry) }

@@ -139,7 +139,8 @@ extension DiscoveryTracker {
                 let suppressed = ids(e.suppressed).filter { !answeredIDs.contains($0) }
                 queries.append(
                     QueryOutcome(
-                        client: address, time: e.time, frame: e.frame, names: e.names, answered: answers,
+                        client: address, time: e.time, frame: e.frame,
+                        names: e.names.map { DNSName(wire: $0.wire).description }.sorted(), answered: answers,
                         suppressed: suppressed,
                         missed: ids(e.missed).filter { !answeredIDs.contains($0) && !suppressed.contains($0) }))
             }

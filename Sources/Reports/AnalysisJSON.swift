@@ -263,60 +263,64 @@ public enum AnalysisJSON {
         return "\(sign)\(m / 1000).\(String(repeating: "0", count: 3 - frac.count))\(frac)"
     }
 
-    /// Re-indents compact JSON (2 spaces); strings are copied untouched.
+    /// Re-indents compact JSON (2 spaces); strings are copied untouched. Works on UTF-8
+    /// bytes: every structural character is ASCII.
     static func pretty(_ compact: String) -> String {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(compact.utf8.count * 2)
         var depth = 0
         var inString = false
         var escaped = false
-        let scalars = Array(compact.unicodeScalars)
+        let bytes = Array(compact.utf8)
         var i = 0
         func newline() {
-            out += "\n" + String(repeating: "  ", count: depth)
+            out.append(0x0A)
+            for _ in 0..<(depth * 2) { out.append(0x20) }
         }
-        while i < scalars.count {
-            let c = scalars[i]
+        while i < bytes.count {
+            let c = bytes[i]
             if inString {
-                out.unicodeScalars.append(c)
+                out.append(c)
                 if escaped {
                     escaped = false
-                } else if c == "\\" {
+                } else if c == 0x5C {  // backslash
                     escaped = true
-                } else if c == "\"" {
+                } else if c == 0x22 {  // quote
                     inString = false
                 }
                 i += 1
                 continue
             }
             switch c {
-            case "\"":
+            case 0x22:
                 inString = true
-                out.unicodeScalars.append(c)
-            case "{", "[":
-                let close: Unicode.Scalar = c == "{" ? "}" : "]"
-                if i + 1 < scalars.count, scalars[i + 1] == close {
-                    out.unicodeScalars.append(c)
-                    out.unicodeScalars.append(close)
+                out.append(c)
+            case 0x7B, 0x5B:  // { [
+                let close: UInt8 = c == 0x7B ? 0x7D : 0x5D
+                if i + 1 < bytes.count, bytes[i + 1] == close {
+                    out.append(c)
+                    out.append(close)
                     i += 2
                     continue
                 }
-                out.unicodeScalars.append(c)
+                out.append(c)
                 depth += 1
                 newline()
-            case "}", "]":
+            case 0x7D, 0x5D:  // } ]
                 depth -= 1
                 newline()
-                out.unicodeScalars.append(c)
-            case ",":
-                out += ","
+                out.append(c)
+            case 0x2C:  // ,
+                out.append(c)
                 newline()
-            case ":":
-                out += ": "
+            case 0x3A:  // :
+                out.append(c)
+                out.append(0x20)
             default:
-                out.unicodeScalars.append(c)
+                out.append(c)
             }
             i += 1
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -83,6 +83,13 @@ public struct JSONWriter {
     /// Appends `s` as a JSON string literal: RFC 8259 escaping, with C0/C1 controls, DEL and
     /// the line/paragraph separators as `\u` escapes so no consumer can be confused by them.
     public static func appendString(_ s: String, to out: inout String) {
+        // Fast path: printable ASCII without quotes or backslashes is copied as is.
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
+            out += "\""
+            out += s
+            out += "\""
+            return
+        }
         out += "\""
         for scalar in s.unicodeScalars {
             switch scalar {
