@@ -37,18 +37,23 @@ public enum TrackerLimits {
 /// A DNS name as a case-insensitive dictionary key.
 struct NameKey: Hashable {
     let wire: [UInt8]
+    /// The bytes' hash, computed once: a key is looked up in several sets and dictionaries
+    /// per record, and re-hashing a 40-byte name each time dominated the tracker's profile.
+    let digest: Int
+
     init(_ name: DNSName) {
         let w = name.wire
         // Most names are already lower case: share the storage instead of copying.
-        if w.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) {
-            wire = w.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
-        } else {
-            wire = w
-        }
+        let lowered =
+            w.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? w.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } : w
+        wire = lowered
+        var hasher = Hasher()
+        lowered.withUnsafeBytes { hasher.combine(bytes: $0) }
+        digest = hasher.finalize()
     }
-    /// Hashes the bytes in one call (the synthesised hash would combine them one by one).
-    func hash(into hasher: inout Hasher) { wire.withUnsafeBytes { hasher.combine(bytes: $0) } }
-    static func == (a: NameKey, b: NameKey) -> Bool { a.wire == b.wire }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(digest) }
+    static func == (a: NameKey, b: NameKey) -> Bool { a.digest == b.digest && a.wire == b.wire }
 }
 
 /// Follows Cast discovery through a stream of packets: devices, clients, sessions, latency.
@@ -145,6 +150,7 @@ public struct DiscoveryTracker {
         var qu = 0
         var qm = 0
         var appIDs: Set<String> = []
+        var subtypeNamesAsked: Set<NameKey> = []
         var firstQuery: Timestamp?
         var lastQuery: Timestamp?
         var firstQueryFrame: FrameRef?
@@ -416,9 +422,11 @@ public struct DiscoveryTracker {
         // A query with records in its authority section is a probe (RFC 6762 §8.2): a
         // responder checking its own names, not a sender browsing.
         guard message.authorities.isEmpty else { return }
-        var castQuestions: [(DNSQuestion, CastName)] = []
+        var castQuestions: [(DNSQuestion, CastName.Kind)] = []
         for q in message.questions {
-            if let name = CastName(q.name), name.isBrowseName { castQuestions.append((q, name)) }
+            if let shape = CastName.shape(q.name.wire), shape.kind != .instance {
+                castQuestions.append((q, shape.kind))
+            }
         }
         guard !castQuestions.isEmpty else { return }
         let address = packet.source
@@ -431,9 +439,14 @@ public struct DiscoveryTracker {
             c.legacyUnicast = true
             if c.firstLegacyFrame == nil { c.firstLegacyFrame = frame }
         }
-        for (q, name) in castQuestions {
+        for (q, kind) in castQuestions {
             if q.unicastResponse { c.qu += 1 } else { c.qm += 1 }
-            if case .subtype(let app) = name { c.appIDs.insert(app) }
+            // The app ID's text only when this name is new for the client.
+            if kind == .subtype, c.subtypeNamesAsked.insert(NameKey(q.name)).inserted,
+                case .subtype(let app)? = CastName(q.name)
+            {
+                c.appIDs.insert(app)
+            }
         }
         if c.firstQuery == nil {
             c.firstQuery = now

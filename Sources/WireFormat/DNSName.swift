@@ -95,6 +95,7 @@ public struct DNSName: Hashable, Sendable, CustomStringConvertible {
     public static func decode(_ message: inout ByteCursor) throws(DecodeError) -> DNSName {
         let nameStart = message.offset
         var wire: [UInt8] = []
+        wire.reserveCapacity(64)  // most names fit: one allocation instead of several
         var wireLength = 1  // the root label
         var reader = message
         var lowestVisited = nameStart
