@@ -2,15 +2,24 @@ import WireFormat
 
 /// The BPF prefilter applied inside libpcap before CastScope decodes a frame.
 ///
-/// It must lose nothing: SSDP answers arrive on ephemeral ports, IP fragments after the first
-/// carry no UDP header, IPv6 extension headers can precede UDP, and iPhone `rvictl` files
-/// labelled Ethernet may hold raw IP. So it keeps every UDP packet, every IPv4 fragment,
-/// every IPv6 packet whose first next-header is not TCP and, on Ethernet, every frame whose
-/// EtherType is not IPv4, IPv6 or ARP, and VLAN-tagged frames (one or two tags) on the same
-/// terms. It mostly throws away TCP, which is the bulk of a typical capture.
+/// It must lose nothing the decoder would report, while throwing away as much as it can:
+/// - UDP to or from port 5353 or 1900;
+/// - UDP whose payload starts with `HTTP` (IPv4, and IPv6 without extension headers): the
+///   unicast SSDP answers a Chromecast sends from an ephemeral port to the searcher's port;
+/// - IPv4 fragments after the first (they carry no UDP header; the first fragment has the
+///   ports and matches above);
+/// - IPv6 packets whose first next-header is not TCP, UDP or ICMPv6: extension headers
+///   (hop-by-hop, routing, fragments) before UDP;
+/// - on Ethernet, frames whose EtherType is not IPv4, IPv6 or ARP (raw IP in an `rvictl`
+///   file labelled Ethernet) and VLAN-tagged frames on the same terms (three or more tags: all).
+///
+/// A test decodes every capture with and without it and requires the same packets.
 public enum DiscoveryFilter {
     /// The part for an untagged IP packet.
-    static let ipPart = "udp or (ip and ip[6:2] & 0x3fff != 0) or (ip6 and ip6[6] != 6)"
+    static let ipPart =
+        "udp port 5353 or udp port 1900 or (ip and udp and udp[8:4] = 0x48545450) "
+        + "or (ip and ip[6:2] & 0x1fff != 0) or (ip6 and ip6[6] = 17 and ip6[48:4] = 0x48545450) "
+        + "or (ip6 and ip6[6] != 6 and ip6[6] != 17 and ip6[6] != 58)"
 
     /// The expression for a link type, or `nil` where no filter is safe (802.11, PKTAP) or
     /// libpcap cannot compile one (DLT 14, which is raw IP only on OpenBSD).
