@@ -36,24 +36,40 @@ public enum TrackerLimits {
 
 /// A DNS name as a case-insensitive dictionary key.
 struct NameKey: Hashable {
+    /// The name's bytes as they came (sharing the name's storage: no copy).
     let wire: [UInt8]
-    /// The bytes' hash, computed once: a key is looked up in several sets and dictionaries
-    /// per record, and re-hashing a 40-byte name each time dominated the tracker's profile.
+    /// The hash of the lower-cased bytes, computed once: a key is looked up in several sets
+    /// and dictionaries per record, and re-hashing a 40-byte name each time dominated the
+    /// tracker's profile.
     let digest: Int
 
     init(_ name: DNSName) {
-        let w = name.wire
-        // Most names are already lower case: share the storage instead of copying.
-        let lowered =
-            w.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? w.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } : w
-        wire = lowered
+        wire = name.wire
         var hasher = Hasher()
-        lowered.withUnsafeBytes { hasher.combine(bytes: $0) }
+        wire.withUnsafeBufferPointer { w in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Swift.max(w.count, 1)) { lower in
+                for i in 0..<w.count {
+                    let b = w[i]
+                    lower[i] = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+                }
+                hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(lower)[0..<w.count]))
+            }
+        }
         digest = hasher.finalize()
     }
 
     func hash(into hasher: inout Hasher) { hasher.combine(digest) }
-    static func == (a: NameKey, b: NameKey) -> Bool { a.digest == b.digest && a.wire == b.wire }
+
+    /// ASCII case-insensitive equality (RFC 4343).
+    static func == (a: NameKey, b: NameKey) -> Bool {
+        guard a.digest == b.digest, a.wire.count == b.wire.count else { return false }
+        if a.wire == b.wire { return true }
+        for (x, y) in zip(a.wire, b.wire)
+        where (x >= 0x41 && x <= 0x5A ? x | 0x20 : x) != (y >= 0x41 && y <= 0x5A ? y | 0x20 : y) {
+            return false
+        }
+        return true
+    }
 }
 
 /// Follows Cast discovery through a stream of packets: devices, clients, sessions, latency.
@@ -543,6 +559,7 @@ public struct DiscoveryTracker {
         var entry = QueryLogEntry(
             time: q.time, frame: q.frame, names: q.names,
             answered: [], suppressed: [], missed: [])
+        let keepEntry = c.queryLog.count < TrackerLimits.maximumQueriesKept || options.collectEvents
         defer {
             if c.queryLog.count < TrackerLimits.maximumQueriesKept { c.queryLog.append(entry) }
             if options.collectEvents, !entry.missed.isEmpty {
@@ -566,13 +583,13 @@ public struct DiscoveryTracker {
             // it in the window is an announcement or an answer to someone else, not this answer.
             if let known = q.knownAnswers[key], let ttl = instance.ptrTTL, UInt64(known) * 2 >= UInt64(ttl) {
                 counter.suppressed += 1
-                entry.suppressed.append(key)
+                if keepEntry { entry.suppressed.append(key) }
             } else if let (delay, frame) = q.answered[key] {
                 counter.answered += 1
                 if counter.delays.count < TrackerLimits.maximumDelaysKept { counter.delays.append(delay) }
-                entry.answered.append((key, delay, frame))
+                if keepEntry { entry.answered.append((key, delay, frame)) }
             } else {
-                entry.missed.append(key)
+                if keepEntry { entry.missed.append(key) }
                 counter.missed += 1
                 if counter.missedFrames.count < TrackerLimits.maximumMissedFramesKept {
                     counter.missedFrames.append(q.frame)
