@@ -5,10 +5,10 @@ DEMO_CAPTURE := captures/multi-device.pcap
 # Debian packages: libpcap-dev to build; tshark (the reference decoder), python3 and
 # python3-jsonschema (Debian's python, /usr/bin/python3, checks the JSON contract) and
 # chromium (renders the HTML report headless), and avahi-daemon, iproute2 and util-linux
-# (setpriv, runuser) for the live-capture tests in network namespaces; python-zeroconf from
+# (setpriv, runuser), bsdutils (script: a terminal for the progress-line test) for the live-capture tests in network namespaces; python-zeroconf from
 # PyPI for the live tests' responders and sender.
 BUILD_PACKAGES := libpcap-dev
-TEST_PACKAGES := libpcap-dev tshark python3 python3-jsonschema chromium avahi-daemon iproute2 util-linux
+TEST_PACKAGES := libpcap-dev tshark python3 python3-jsonschema chromium avahi-daemon iproute2 util-linux bsdutils
 
 .PHONY: all build deps test-deps demo test unit lint cli html live schema golden golden-update differential clean
 

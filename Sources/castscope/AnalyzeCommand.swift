@@ -199,9 +199,12 @@ enum AnalyzeCommand {
             // merge the results in command-line order (the same output as reading them in turn).
             let results = ResultSlots(count: runs.count)
             let group = DispatchGroup()
+            // CASTSCOPE_JOBS=1 reads the files one after the other (tests compare both ways).
+            let serial = environmentValue("CASTSCOPE_JOBS") == "1"
+            let queue = serial ? DispatchQueue(label: "castscope.serial") : DispatchQueue.global()
             for (index, run) in runs.enumerated() {
                 let task = UncheckedBox((run, progress[index]))
-                DispatchQueue.global().async(group: group) {
+                queue.async(group: group) {
                     var (run, shared) = task.value
                     var tracker = DiscoveryTracker(options: options)
                     while let packet = run.nextPacket(progress: shared) { tracker.ingest(packet, capture: index) }

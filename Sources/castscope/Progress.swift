@@ -33,7 +33,13 @@ struct ProgressLine {
     var drawn = false
     var lastDraw = 0.0
 
-    init(quiet: Bool) { enabled = !quiet && isatty(2) == 1 }
+    /// Seconds before the line first appears (`CASTSCOPE_PROGRESS_AFTER` overrides it, for tests).
+    let delay: Double
+
+    init(quiet: Bool) {
+        enabled = !quiet && isatty(2) == 1
+        delay = environmentValue("CASTSCOPE_PROGRESS_AFTER").flatMap(Double.init) ?? 1
+    }
 
     static func seconds() -> Double {
         var ts = timespec()
@@ -46,7 +52,7 @@ struct ProgressLine {
         guard enabled else { return }
         let now = Self.seconds()
         let elapsed = now - started
-        guard elapsed > 1, now - lastDraw >= 0.2 else { return }
+        guard elapsed > delay, now - lastDraw >= 0.2 else { return }
         lastDraw = now
         let bytes = parts.reduce(Int64(0)) { $0 + $1.bytes.load(ordering: .relaxed) }
         let packets = parts.reduce(0) { $0 + $1.packets.load(ordering: .relaxed) }
@@ -80,4 +86,9 @@ struct ProgressLine {
         let tenths = b * 10 / 1_000_000
         return "\(tenths / 10).\(tenths % 10)"
     }
+}
+
+/// An environment variable's value, or `nil`.
+func environmentValue(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
 }

@@ -183,6 +183,23 @@ check "analyze text fits 100 columns on every capture" eval '[[ -z "$wide" ]] ||
 run help analyze
 check "help analyze exits 0 with analyze's usage" eval 'rc_is 0 && out_has "castscope analyze" && out_has "--session-gap"'
 
+# ---------------------------------------------------------------- progress and parallel files
+python3 scripts/gen-bench-capture.py --mode dense --packets 20000 -o "$T/dense.pcap" >/dev/null 2>&1
+if command -v script >/dev/null; then
+  CASTSCOPE_PROGRESS_AFTER=0 script -qec "$BIN analyze --merge $T/dense.pcap >/dev/null" /dev/null >"$T/tty" 2>&1
+  check "progress line on a terminal: bytes, packets, rate, then erased" \
+    eval 'grep -q "castscope: .*% .* MB, .*packets" "$T/tty" && grep -q $'"'"'\r\e\[K'"'"' "$T/tty"'
+  CASTSCOPE_PROGRESS_AFTER=0 script -qec "$BIN analyze --merge --quiet $T/dense.pcap >/dev/null" /dev/null >"$T/tty" 2>&1
+  check "--quiet: no progress line" eval '! grep -q "castscope:" "$T/tty"'
+else
+  fail "script (util-linux) is needed for the progress-line checks"
+fi
+CASTSCOPE_PROGRESS_AFTER=0 "$BIN" analyze --merge "$T/dense.pcap" >/dev/null 2>"$T/err"
+check "no progress line when standard error is not a terminal" eval '[[ ! -s $T/err ]]'
+CASTSCOPE_JOBS=1 "$BIN" analyze --format json "$T/dense.pcap" captures/*.pcap >"$T/serial.json" 2>/dev/null
+"$BIN" analyze --format json "$T/dense.pcap" captures/*.pcap >"$T/parallel.json" 2>/dev/null
+check "several files read in parallel give exactly the serial output" eval 'cmp -s "$T/serial.json" "$T/parallel.json"'
+
 # ---------------------------------------------------------------- help
 run --help
 check "--help exits 0 with usage on stdout" eval 'rc_is 0 && out_has "USAGE:" && out_has "castscope dump" && [[ ! -s $T/err ]]'
