@@ -12,7 +12,7 @@ import WireFormat
 
 /// `castscope analyze`: devices, clients and discovery latency.
 enum AnalyzeCommand {
-    enum Format: String {
+    enum Format: String, CaseIterable {
         case text, json, markdown
     }
 
@@ -32,91 +32,41 @@ enum AnalyzeCommand {
     }
 
     static func parse(_ arguments: [String]) -> Result<Options, UsageError> {
-        var o = Options()
-        var i = 0
-        var onlyFiles = false
-        func value(_ name: String) -> String? {
-            guard i < arguments.count else { return nil }
-            defer { i += 1 }
-            return arguments[i]
+        Result { () throws(UsageError) -> Options in
+            var o = Options()
+            var args = ArgumentScanner(arguments)
+            while let item = args.next() {
+                switch item {
+                case .operand(let file): o.files.append(file)
+                case .option(let name, let inline):
+                    switch name {
+                    case "-h", "--help": throw UsageError(message: nil)
+                    case "--merge": o.merge = true
+                    case "--quiet", "-q": o.quiet = true
+                    case "--no-filter": o.prefilter = false
+                    case "--format", "-f": o.format = try args.choice(name, inline, Format.self)
+                    case "-o", "--output": o.output = try args.value(name, inline)
+                    case "--session-gap":
+                        let v = try args.value(name, inline)
+                        guard let seconds = Double(v), seconds > 0, seconds < 1e9 else {
+                            throw UsageError(message: "--session-gap needs a positive number of seconds, not '\(v)'")
+                        }
+                        o.analysis.sessionGapNanoseconds = Int64(seconds * 1e9)
+                    case "--client":
+                        let v = try args.value(name, inline)
+                        guard let address = IPAddress(v) else {
+                            throw UsageError(message: "--client needs an IPv4 or IPv6 address, not '\(v)'")
+                        }
+                        o.analysis.clients.insert(address)
+                    case "--plist": o.plist = try args.value(name, inline)
+                    case "--fail-on": o.failOn = try FailOn.parse(try args.value(name, inline)).get()
+                    default: throw UsageError(message: "unknown option '\(name)'")
+                    }
+                }
+            }
+            if o.files.isEmpty { throw UsageError(message: "no capture file given") }
+            return o
         }
-        while i < arguments.count {
-            var a = arguments[i]
-            i += 1
-            if onlyFiles || a == "-" || !a.hasPrefix("-") {
-                o.files.append(a)
-                continue
-            }
-            var inline: String?
-            if a.hasPrefix("--"), let eq = a.firstIndex(of: "=") {
-                inline = String(a[a.index(after: eq)...])
-                a = String(a[..<eq])
-            }
-            func required() -> Result<String, UsageError> {
-                if let inline { return .success(inline) }
-                guard let v = value(a) else { return .failure(UsageError(message: "\(a) needs a value")) }
-                return .success(v)
-            }
-            switch a {
-            case "--":
-                onlyFiles = true
-            case "-h", "--help":
-                return .failure(UsageError(message: nil))
-            case "--merge":
-                o.merge = true
-            case "--quiet", "-q":
-                o.quiet = true
-            case "--no-filter":
-                o.prefilter = false
-            case "--format", "-f":
-                switch required() {
-                case .failure(let e): return .failure(e)
-                case .success(let v):
-                    guard let f = Format(rawValue: v) else {
-                        return .failure(UsageError(message: "unknown format '\(v)': use text, json or markdown"))
-                    }
-                    o.format = f
-                }
-            case "-o", "--output":
-                switch required() {
-                case .failure(let e): return .failure(e)
-                case .success(let v): o.output = v
-                }
-            case "--session-gap":
-                switch required() {
-                case .failure(let e): return .failure(e)
-                case .success(let v):
-                    guard let seconds = Double(v), seconds > 0, seconds < 1e9 else {
-                        return .failure(
-                            UsageError(message: "--session-gap needs a positive number of seconds, not '\(v)'"))
-                    }
-                    o.analysis.sessionGapNanoseconds = Int64(seconds * 1e9)
-                }
-            case "--client":
-                switch required() {
-                case .failure(let e): return .failure(e)
-                case .success(let v):
-                    guard let address = IPAddress(v) else {
-                        return .failure(UsageError(message: "--client needs an IPv4 or IPv6 address, not '\(v)'"))
-                    }
-                    o.analysis.clients.insert(address)
-                }
-            case "--plist":
-                switch required() {
-                case .failure(let e): return .failure(e)
-                case .success(let v): o.plist = v
-                }
-            case "--fail-on":
-                switch required().flatMap(FailOn.parse) {
-                case .failure(let e): return .failure(e)
-                case .success(let v): o.failOn = v
-                }
-            default:
-                return .failure(UsageError(message: "unknown option '\(a)'"))
-            }
-        }
-        if o.files.isEmpty { return .failure(UsageError(message: "no capture file given")) }
-        return .success(o)
     }
 
     static func run(_ arguments: [String]) -> ExitStatus {

@@ -24,57 +24,36 @@ enum CheckPlistCommand {
 
     static func parse(_ arguments: [String]) -> Result<Options, UsageError> {
         var o = Options()
-        var i = 0
-        var onlyFiles = false
-        while i < arguments.count {
-            var a = arguments[i]
-            i += 1
-            if onlyFiles || a == "-" || !a.hasPrefix("-") {
-                guard o.file == nil else {
-                    return .failure(UsageError(message: "check one Info.plist at a time ('\(a)' is a second file)"))
-                }
-                o.file = a
-                continue
-            }
-            var inline: String?
-            if a.hasPrefix("--"), let eq = a.firstIndex(of: "=") {
-                inline = String(a[a.index(after: eq)...])
-                a = String(a[..<eq])
-            }
-            func required() -> Result<String, UsageError> {
-                if let inline { return .success(inline) }
-                guard i < arguments.count else { return .failure(UsageError(message: "\(a) needs a value")) }
-                i += 1
-                return .success(arguments[i - 1])
-            }
-            switch a {
-            case "--":
-                onlyFiles = true
-            case "-h", "--help":
-                return .failure(UsageError(message: nil))
-            case "--format", "-f":
-                switch required() {
-                case .failure(let e): return .failure(e)
-                case .success(let v):
-                    guard let f = Format(rawValue: v) else {
-                        return .failure(UsageError(message: "unknown format '\(v)': use text or json"))
+        var args = ArgumentScanner(arguments)
+        do throws(UsageError) {
+            while let item = args.next() {
+                switch item {
+                case .operand(let file):
+                    guard o.file == nil else {
+                        throw UsageError(message: "check one Info.plist at a time ('\(file)' is a second file)")
                     }
-                    o.format = f
-                }
-            case "--app-id":
-                switch required() {
-                case .failure(let e): return .failure(e)
-                case .success(let v):
-                    guard let id = InfoPlist.normalizedAppID(v) else {
-                        return .failure(
-                            UsageError(
-                                message: "--app-id needs a receiver app ID such as CC1AD845, not '\(v)'"))
+                    o.file = file
+                case .option(let name, let inline):
+                    switch name {
+                    case "-h", "--help": throw UsageError(message: nil)
+                    case "--format", "-f":
+                        let v = try args.value(name, inline)
+                        guard let f = Format(rawValue: v) else {
+                            throw UsageError(message: "unknown format '\(v)': use text or json")
+                        }
+                        o.format = f
+                    case "--app-id":
+                        let v = try args.value(name, inline)
+                        guard let id = InfoPlist.normalizedAppID(v) else {
+                            throw UsageError(message: "--app-id needs a receiver app ID such as CC1AD845, not '\(v)'")
+                        }
+                        o.appIDs.append(id)
+                    default: throw UsageError(message: "unknown option '\(name)'")
                     }
-                    o.appIDs.append(id)
                 }
-            default:
-                return .failure(UsageError(message: "unknown option '\(a)'"))
             }
+        } catch {
+            return .failure(error)
         }
         if o.file == nil { return .failure(UsageError(message: "no Info.plist given")) }
         return .success(o)

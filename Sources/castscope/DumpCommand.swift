@@ -4,7 +4,7 @@ import WireFormat
 
 /// `castscope dump`: decode and print every discovery packet.
 enum DumpCommand {
-    enum Format: String {
+    enum Format: String, CaseIterable {
         case text, jsonl
     }
 
@@ -15,45 +15,24 @@ enum DumpCommand {
     }
 
     static func parse(_ arguments: [String]) -> Result<Options, UsageError> {
-        var options = Options()
-        var i = 0
-        var onlyFiles = false
-        while i < arguments.count {
-            let a = arguments[i]
-            i += 1
-            if onlyFiles || a == "-" || !a.hasPrefix("-") {
-                options.files.append(a)
-                continue
-            }
-            switch a {
-            case "--":
-                onlyFiles = true
-            case "-h", "--help":
-                return .failure(UsageError(message: nil))
-            case "--no-filter":
-                options.prefilter = false
-            case "--format", "-f":
-                guard i < arguments.count else {
-                    return .failure(UsageError(message: "\(a) needs a value: text or jsonl"))
-                }
-                guard let f = Format(rawValue: arguments[i]) else {
-                    return .failure(UsageError(message: "unknown format '\(arguments[i])': use text or jsonl"))
-                }
-                options.format = f
-                i += 1
-            default:
-                if a.hasPrefix("--format=") {
-                    guard let f = Format(rawValue: String(a.dropFirst("--format=".count))) else {
-                        return .failure(UsageError(message: "unknown format in '\(a)': use text or jsonl"))
+        Result { () throws(UsageError) -> Options in
+            var o = Options()
+            var args = ArgumentScanner(arguments)
+            while let item = args.next() {
+                switch item {
+                case .operand(let file): o.files.append(file)
+                case .option(let name, let inline):
+                    switch name {
+                    case "-h", "--help": throw UsageError(message: nil)
+                    case "--no-filter": o.prefilter = false
+                    case "--format", "-f": o.format = try args.choice(name, inline, Format.self)
+                    default: throw UsageError(message: "unknown option '\(name)'")
                     }
-                    options.format = f
-                } else {
-                    return .failure(UsageError(message: "unknown option '\(a)'"))
                 }
             }
+            if o.files.isEmpty { throw UsageError(message: "no capture file given") }
+            return o
         }
-        if options.files.isEmpty { return .failure(UsageError(message: "no capture file given")) }
-        return .success(options)
     }
 
     static func run(_ arguments: [String]) -> ExitStatus {

@@ -19,39 +19,25 @@ enum ExtractCommand {
 
     static func parse(_ arguments: [String]) -> Result<Options, UsageError> {
         var o = Options()
-        var i = 0
-        var onlyFiles = false
-        while i < arguments.count {
-            var a = arguments[i]
-            i += 1
-            if onlyFiles || a == "-" || !a.hasPrefix("-") {
-                o.files.append(a)
-                continue
-            }
-            var inline: String?
-            if a.hasPrefix("--"), let eq = a.firstIndex(of: "=") {
-                inline = String(a[a.index(after: eq)...])
-                a = String(a[..<eq])
-            }
-            switch a {
-            case "--":
-                onlyFiles = true
-            case "-h", "--help":
-                return .failure(UsageError(message: nil))
-            case "--no-filter":
-                o.prefilter = false
-            case "-o", "--output":
-                if let inline {
-                    o.output = inline
-                } else {
-                    guard i < arguments.count else { return .failure(UsageError(message: "\(a) needs a value")) }
-                    o.output = arguments[i]
-                    i += 1
+        var args = ArgumentScanner(arguments)
+        do throws(UsageError) {
+            while let item = args.next() {
+                switch item {
+                case .operand(let file): o.files.append(file)
+                case .option(let name, let inline):
+                    switch name {
+                    case "-h", "--help": throw UsageError(message: nil)
+                    case "--no-filter": o.prefilter = false
+                    case "-o", "--output":
+                        let v = try args.value(name, inline)
+                        if v.isEmpty { throw UsageError(message: "\(name) needs a file name") }
+                        o.output = v
+                    default: throw UsageError(message: "unknown option '\(name)'")
+                    }
                 }
-                if o.output!.isEmpty { return .failure(UsageError(message: "\(a) needs a file name")) }
-            default:
-                return .failure(UsageError(message: "unknown option '\(a)'"))
             }
+        } catch {
+            return .failure(error)
         }
         if o.files.isEmpty { return .failure(UsageError(message: "no capture file given")) }
         guard let output = o.output else {
