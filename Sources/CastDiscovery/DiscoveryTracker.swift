@@ -202,6 +202,11 @@ public struct DiscoveryTracker {
     var dial: [String: DIALState] = [:]
     var dialOrder: [String] = []
     var events: [TrackerEvent] = []
+    /// Clients with a discovery session, in order (the ones a response can matter to), and
+    /// when each client's open query started: small side tables so that the per-packet checks
+    /// do not copy a whole `ClientState` out of `clients`.
+    var sessionClients: [IPAddress] = []
+    var pendingSince: [IPAddress: Timestamp] = [:]
     var malformed: [(frame: FrameRef, reason: String)] = []
     var malformedCount = 0
     var reflected: [FrameRef] = []
@@ -244,7 +249,8 @@ public struct DiscoveryTracker {
     /// One record of a response with its names already keyed (computed once per packet, then
     /// shared by the device update and every client).
     struct KeyedRecord {
-        var record: DNSResourceRecord
+        var type: DNSRecordType
+        var ttl: UInt32
         /// Owner name key (for PTR under a browse name, SRV/TXT of an instance, A/AAAA).
         var owner: NameKey
         /// PTR target or SRV target key.
@@ -256,10 +262,12 @@ public struct DiscoveryTracker {
         // Answers and additionals carry records; the authority section is for probes.
         var keyed: [KeyedRecord] = []
         keyed.reserveCapacity(message.answers.count + message.additionals.count)
+        // Only live capture needs to know which instances and hosts a packet touched.
+        let events = options.collectEvents
         var touched: Set<NameKey> = []
         var hostsTouched: Set<NameKey> = []
-        for sectionRecords in [message.answers, message.additionals] {
-            for record in sectionRecords {
+        for section in 0..<2 {
+            for record in section == 0 ? message.answers : message.additionals {
                 switch (record.type, record.data) {
                 case (.ptr, .name(let target)):
                     guard let owner = CastName.shape(record.name.wire), owner.kind != .instance,
@@ -267,8 +275,8 @@ public struct DiscoveryTracker {
                     else { continue }
                     let key = NameKey(target)
                     let ownerKey = NameKey(record.name)
-                    keyed.append(KeyedRecord(record: record, owner: ownerKey, target: key))
-                    touched.insert(key)
+                    keyed.append(KeyedRecord(type: record.type, ttl: record.ttl, owner: ownerKey, target: key))
+                    if events { touched.insert(key) }
                     let legacy = packet.legacyUnicast
                     withInstance(key, name: target, labelOffset: t.first, packet: packet, frame: frame) { i in
                         i.ttls["PTR", default: []].insert(record.ttl)
@@ -291,8 +299,8 @@ public struct DiscoveryTracker {
                     guard let shape = CastName.shape(record.name.wire), shape.kind == .instance else { continue }
                     let key = NameKey(record.name)
                     let targetKey = NameKey(target)
-                    keyed.append(KeyedRecord(record: record, owner: key, target: targetKey))
-                    touched.insert(key)
+                    keyed.append(KeyedRecord(type: record.type, ttl: record.ttl, owner: key, target: targetKey))
+                    if events { touched.insert(key) }
                     withInstance(key, name: record.name, labelOffset: shape.first, packet: packet, frame: frame) { i in
                         i.ttls["SRV", default: []].insert(record.ttl)
                         if record.ttl > 0 {
@@ -303,8 +311,8 @@ public struct DiscoveryTracker {
                 case (.txt, .txt(let txt)):
                     guard let shape = CastName.shape(record.name.wire), shape.kind == .instance else { continue }
                     let key = NameKey(record.name)
-                    keyed.append(KeyedRecord(record: record, owner: key, target: nil))
-                    touched.insert(key)
+                    keyed.append(KeyedRecord(type: record.type, ttl: record.ttl, owner: key, target: nil))
+                    if events { touched.insert(key) }
                     withInstance(key, name: record.name, labelOffset: shape.first, packet: packet, frame: frame) { i in
                         i.ttls["TXT", default: []].insert(record.ttl)
                         // Parse the Cast keys only when the record changed.
@@ -315,13 +323,13 @@ public struct DiscoveryTracker {
                     }
                 case (.a, .a(let a)):
                     let host = NameKey(record.name)
-                    keyed.append(KeyedRecord(record: record, owner: host, target: nil))
-                    hostsTouched.insert(host)
+                    keyed.append(KeyedRecord(type: record.type, ttl: record.ttl, owner: host, target: nil))
+                    if events { hostsTouched.insert(host) }
                     addAddress(.v4(a), host: host, ttl: record.ttl, frame: frame)
                 case (.aaaa, .aaaa(let a)):
                     let host = NameKey(record.name)
-                    keyed.append(KeyedRecord(record: record, owner: host, target: nil))
-                    hostsTouched.insert(host)
+                    keyed.append(KeyedRecord(type: record.type, ttl: record.ttl, owner: host, target: nil))
+                    if events { hostsTouched.insert(host) }
                     addAddress(.v6(a), host: host, ttl: record.ttl, frame: frame)
                 default:
                     continue
@@ -330,11 +338,10 @@ public struct DiscoveryTracker {
         }
         guard !keyed.isEmpty else { return }
         // What each client could receive of it.
-        for address in clientOrder {
-            guard clients[address]!.current != nil, canReceive(packet, client: address) else { continue }
+        for address in sessionClients where canReceive(packet, client: address) {
             updateClient(address, records: keyed, time: now, frame: frame)
         }
-        emitDeviceEvents(touched: touched, hostsTouched: hostsTouched, time: now, frame: frame)
+        if events { emitDeviceEvents(touched: touched, hostsTouched: hostsTouched, time: now, frame: frame) }
     }
 
     /// Updates one instance in place (one dictionary lookup), creating it on first sight.
@@ -398,8 +405,8 @@ public struct DiscoveryTracker {
         defer { clients[address] = c }
         guard var session = c.current else { return }
         c.current = nil
-        for k in records where k.record.ttl > 0 {
-            switch k.record.type {
+        for k in records where k.ttl > 0 {
+            switch k.type {
             case .ptr:
                 guard let instance = k.target else { continue }
                 let owner = k.owner
@@ -475,6 +482,7 @@ public struct DiscoveryTracker {
             if let old = c.current, c.finished.count < TrackerLimits.maximumSessionsKept { c.finished.append(old) }
             c.current = SessionState(start: now, startFrame: frame)
             c.sessionCount += 1
+            if c.sessionCount == 1 { sessionClients.append(address) }
             if options.collectEvents {
                 events.append(
                     .sessionStarted(
@@ -484,10 +492,9 @@ public struct DiscoveryTracker {
         }
         // Bursts and intervals.
         let names = Set(castQuestions.map { NameKey($0.0.name) })
-        if let last = c.lastBurst, now.nanoseconds(since: last) < options.burstNanoseconds, var q = c.pending {
-            q.names.formUnion(names)
-            mergeKnownAnswers(message, into: &q)
-            c.pending = q
+        if let last = c.lastBurst, now.nanoseconds(since: last) < options.burstNanoseconds, c.pending != nil {
+            c.pending!.names.formUnion(names)
+            mergeKnownAnswers(message, into: &c.pending!)
         } else {
             if let last = c.lastBurst, !newSession {
                 let interval = Double(now.nanoseconds(since: last)) / 1e6
@@ -506,6 +513,7 @@ public struct DiscoveryTracker {
             var q = QueryState(time: now, frame: frame, names: names)
             mergeKnownAnswers(message, into: &q)
             c.pending = q
+            pendingSince[address] = now
         }
         c.current!.askedNames.formUnion(names)
         for record in message.answers where record.type == .ptr && names.contains(NameKey(record.name)) {
@@ -545,12 +553,12 @@ public struct DiscoveryTracker {
 
     /// Closes the pending query of `address` if its response window has passed.
     mutating func closeExpiredQuery(_ address: IPAddress, now: Timestamp) {
-        guard let pending = clients[address]?.pending,
-            now.nanoseconds(since: pending.time) > options.responseWindowNanoseconds,
+        guard let since = pendingSince[address], now.nanoseconds(since: since) > options.responseWindowNanoseconds,
             var c = clients.removeValue(forKey: address), let q = c.pending
         else { return }
         close(q, client: &c)
         c.pending = nil
+        pendingSince[address] = nil
         clients[address] = c
     }
 

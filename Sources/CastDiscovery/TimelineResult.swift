@@ -56,6 +56,7 @@ extension DiscoveryTracker {
             if let q = c.pending {
                 close(q, client: &c)
                 c.pending = nil
+                pendingSince[address] = nil
             }
             if let s = c.current, c.finished.count < TrackerLimits.maximumSessionsKept { c.finished.append(s) }
             c.current = nil

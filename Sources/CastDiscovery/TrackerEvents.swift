@@ -66,7 +66,7 @@ extension DiscoveryTracker {
     /// Moves the clock to `now` without a packet: closes queries whose answer window has
     /// passed and expires devices whose records ran out. Called by live capture between packets.
     public mutating func advance(to now: Timestamp) {
-        for address in clientOrder { closeExpiredQuery(address, now: now) }
+        for address in clientOrder where pendingSince[address] != nil { closeExpiredQuery(address, now: now) }
         guard options.collectEvents else { return }
         for key in instanceOrder {
             let i = instances[key]!
