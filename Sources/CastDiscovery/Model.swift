@@ -55,6 +55,22 @@ public struct CaptureInfo: Hashable, Sendable {
     }
 }
 
+extension CaptureInfo {
+    /// A capture's facts from its decoder's counters (files and live capture alike).
+    public init(
+        file: String, linkType: String, packets: Int, statistics s: DecodeStatistics, truncated: Bool = false,
+        start: Timestamp?, end: Timestamp?
+    ) {
+        self.init(
+            file: file, linkType: linkType, packets: packets, discoveryPackets: s.discoveryPackets,
+            malformedPackets: s.malformedPackets, truncated: truncated, start: start, end: end)
+        mdnsPackets = s.mdnsPackets
+        ssdpPackets = s.ssdpPackets
+        wifiDataFrames = s.wifiDataFrames
+        protectedWiFiFrames = s.protectedWiFiFrames
+    }
+}
+
 /// What a DIAL (SSDP) answer or advertisement said about a device.
 public struct DIALInfo: Hashable, Sendable {
     /// `LOCATION`: the device description URL.

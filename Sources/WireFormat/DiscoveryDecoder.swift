@@ -24,6 +24,20 @@ public struct DecodeStatistics: Hashable, Sendable {
     /// IP reassembly counters.
     public var reassembly = ReassemblyStatistics()
     public init() {}
+
+    /// Adds another decoder's packet and frame counts (several live interfaces).
+    public static func += (a: inout DecodeStatistics, b: DecodeStatistics) {
+        a.frames += b.frames
+        a.discoveryPackets += b.discoveryPackets
+        a.mdnsPackets += b.mdnsPackets
+        a.ssdpPackets += b.ssdpPackets
+        a.malformedPackets += b.malformedPackets
+        a.undecodableFrames += b.undecodableFrames
+        a.wifiDataFrames += b.wifiDataFrames
+        a.protectedWiFiFrames += b.protectedWiFiFrames
+        a.rawIPInEthernetFrames += b.rawIPInEthernetFrames
+        a.snapLengthTruncated += b.snapLengthTruncated
+    }
 }
 
 /// Turns captured frames into ``DiscoveryPacket`` values.

@@ -175,15 +175,11 @@ enum AnalyzeCommand {
             var truncated = false
             if case .truncated? = run.file.end { truncated = true }
             if case .error? = run.file.end, status == .success { status = .dataError }
-            var info = CaptureInfo(
-                file: run.file.path, linkType: run.file.linkTypeName, packets: run.file.recordsRead,
-                discoveryPackets: stats.discoveryPackets, malformedPackets: stats.malformedPackets,
-                truncated: truncated, start: run.file.firstTimestamp, end: run.file.lastTimestamp)
-            info.mdnsPackets = stats.mdnsPackets
-            info.ssdpPackets = stats.ssdpPackets
-            info.wifiDataFrames = stats.wifiDataFrames
-            info.protectedWiFiFrames = stats.protectedWiFiFrames
-            captures.append(info)
+            captures.append(
+                CaptureInfo(
+                    file: run.file.path, linkType: run.file.linkTypeName, packets: run.file.recordsRead,
+                    statistics: stats, truncated: truncated, start: run.file.firstTimestamp,
+                    end: run.file.lastTimestamp))
             for n in run.finalNotes { printError("warning: \(TerminalText.sanitize(run.shownName)): \(n)") }
         }
         if captures.isEmpty { return (nil, status) }

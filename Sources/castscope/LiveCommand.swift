@@ -292,22 +292,9 @@ enum LiveCommand {
         let timeline = tracker.finish()
         emit()
         var stats = DecodeStatistics()
-        for d in decoders {
-            let s = d.statistics
-            stats.discoveryPackets += s.discoveryPackets
-            stats.malformedPackets += s.malformedPackets
-            stats.mdnsPackets += s.mdnsPackets
-            stats.ssdpPackets += s.ssdpPackets
-            stats.wifiDataFrames += s.wifiDataFrames
-            stats.protectedWiFiFrames += s.protectedWiFiFrames
-        }
-        var info = CaptureInfo(
-            file: name, linkType: captures[0].linkTypeName, packets: frames, discoveryPackets: stats.discoveryPackets,
-            malformedPackets: stats.malformedPackets, start: first, end: last)
-        info.mdnsPackets = stats.mdnsPackets
-        info.ssdpPackets = stats.ssdpPackets
-        info.wifiDataFrames = stats.wifiDataFrames
-        info.protectedWiFiFrames = stats.protectedWiFiFrames
+        for d in decoders { stats += d.statistics }
+        let info = CaptureInfo(
+            file: name, linkType: captures[0].linkTypeName, packets: frames, statistics: stats, start: first, end: last)
         var report = AnalysisReport(captures: [info], timelines: [timeline], options: analysis, merged: false)
         var findings = Diagnosis.diagnose(report)
         if dropped + interfaceDropped > 0 {

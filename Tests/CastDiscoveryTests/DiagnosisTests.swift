@@ -32,16 +32,12 @@ enum DiagnosisSupport {
                     tracker.ingest(p, capture: index)
                 }
             }
-            let s = decoder.statistics
-            var info = CaptureInfo(
-                file: path, linkType: file.linkTypeName, packets: records, discoveryPackets: s.discoveryPackets,
-                malformedPackets: s.malformedPackets, start: file.firstTimestamp, end: file.lastTimestamp)
-            if case .truncated = end { info.truncated = true }
-            info.mdnsPackets = s.mdnsPackets
-            info.ssdpPackets = s.ssdpPackets
-            info.wifiDataFrames = s.wifiDataFrames
-            info.protectedWiFiFrames = s.protectedWiFiFrames
-            captures.append(info)
+            var truncated = false
+            if case .truncated = end { truncated = true }
+            captures.append(
+                CaptureInfo(
+                    file: path, linkType: file.linkTypeName, packets: records, statistics: decoder.statistics,
+                    truncated: truncated, start: file.firstTimestamp, end: file.lastTimestamp))
             timelines.append(tracker.finish())
         }
         var r = AnalysisReport(captures: captures, timelines: timelines, options: options, merged: false)
