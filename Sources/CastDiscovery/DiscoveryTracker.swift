@@ -32,44 +32,8 @@ public enum TrackerLimits {
     public static let maximumQueriesKept = 500
     /// Unanswered query frames kept per client and device as evidence.
     public static let maximumMissedFramesKept = 20
-}
-
-/// A DNS name as a case-insensitive dictionary key.
-struct NameKey: Hashable {
-    /// The name's bytes as they came (sharing the name's storage: no copy).
-    let wire: [UInt8]
-    /// The hash of the lower-cased bytes, computed once: a key is looked up in several sets
-    /// and dictionaries per record, and re-hashing a 40-byte name each time dominated the
-    /// tracker's profile.
-    let digest: Int
-
-    init(_ name: DNSName) {
-        wire = name.wire
-        var hasher = Hasher()
-        wire.withUnsafeBufferPointer { w in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Swift.max(w.count, 1)) { lower in
-                for i in 0..<w.count {
-                    let b = w[i]
-                    lower[i] = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
-                }
-                hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(lower)[0..<w.count]))
-            }
-        }
-        digest = hasher.finalize()
-    }
-
-    func hash(into hasher: inout Hasher) { hasher.combine(digest) }
-
-    /// ASCII case-insensitive equality (RFC 4343).
-    static func == (a: NameKey, b: NameKey) -> Bool {
-        guard a.digest == b.digest, a.wire.count == b.wire.count else { return false }
-        if a.wire == b.wire { return true }
-        for (x, y) in zip(a.wire, b.wire)
-        where (x >= 0x41 && x <= 0x5A ? x | 0x20 : x) != (y >= 0x41 && y <= 0x5A ? y | 0x20 : y) {
-            return false
-        }
-        return true
-    }
+    /// Distinct TTL values kept per record type of a device or host.
+    public static let maximumTTLsKept = 64
 }
 
 /// Follows Cast discovery through a stream of packets: devices, clients, sessions, latency.
@@ -77,24 +41,34 @@ struct NameKey: Hashable {
 /// Pure and streaming: feed packets in capture order with ``ingest(_:capture:)``, then call
 /// ``finish()``. State grows with the number of devices, hosts and clients (plus bounded
 /// per-client histories), never with the number of packets.
+///
+/// Names are interned once per record (``NameTable``); everything after that is keyed by
+/// ``NameID``: dense arrays indexed by it for what every packet touches (instances, hosts,
+/// the current session's progress), short arrays for what stays small (the names one client
+/// asks, one device's browse names).
 public struct DiscoveryTracker {
     public let options: AnalysisOptions
 
     struct InstanceState {
+        var key: NameID
         var name: DNSName
         var label: String
         var txt: CastTXT?
         var srvTarget: DNSName?
+        var srvHost: NameID?
         var srvPort: UInt16?
         var appIDs: Set<String> = []
-        var browseNames: Set<NameKey> = []
+        var browseNames: [NameID] = []
         var firstSeen: Timestamp
         var lastSeen: Timestamp
         var firstFrame: FrameRef
         var lastFrame: FrameRef
         var leftAt: Timestamp?
         var leftFrame: FrameRef?
-        var ttls: [String: Set<UInt32>] = [:]
+        /// The distinct TTLs seen per record type (at most ``TrackerLimits/maximumTTLsKept``).
+        var ptrTTLs: [UInt32] = []
+        var srvTTLs: [UInt32] = []
+        var txtTTLs: [UInt32] = []
         var sources: Set<IPAddress> = []
         var sourceFrames: [(address: IPAddress, frame: FrameRef)] = []
         /// The TTL it gives its PTR records (the "true TTL" for known-answer suppression).
@@ -106,47 +80,116 @@ public struct DiscoveryTracker {
         var lastSnapshot: DeviceSnapshot?
         /// The TXT record as last parsed, to skip parsing it again.
         var rawTXT: TXTRecord?
+
+        /// The TTLs by record type, as reports show them.
+        var ttls: [String: Set<UInt32>] {
+            var out: [String: Set<UInt32>] = [:]
+            if !ptrTTLs.isEmpty { out["PTR"] = Set(ptrTTLs) }
+            if !srvTTLs.isEmpty { out["SRV"] = Set(srvTTLs) }
+            if !txtTTLs.isEmpty { out["TXT"] = Set(txtTTLs) }
+            return out
+        }
     }
 
     struct HostState {
         var addresses: [IPAddress] = []
         var addressFrames: [FrameRef] = []
+        var aTTLs: [UInt32] = []
+        var aaaaTTLs: [UInt32] = []
+
+        var ttls: [String: Set<UInt32>] {
+            var out: [String: Set<UInt32>] = [:]
+            if !aTTLs.isEmpty { out["A"] = Set(aTTLs) }
+            if !aaaaTTLs.isEmpty { out["AAAA"] = Set(aaaaTTLs) }
+            return out
+        }
     }
 
     struct SessionProgress {
         var firstAnswer: (time: Timestamp, frame: FrameRef)?
-        var srv: (time: Timestamp, frame: FrameRef, target: NameKey)?
+        var srv: (time: Timestamp, frame: FrameRef, target: NameID)?
         var txt: (time: Timestamp, frame: FrameRef)?
+        var isEmpty: Bool { firstAnswer == nil && srv == nil && txt == nil }
     }
 
     struct SessionState {
         var start: Timestamp
         var startFrame: FrameRef
-        var askedNames: Set<NameKey> = []
+        var askedNames: [NameID] = []
         /// Instances the client listed as known answers during the session.
-        var knownAnswers: Set<NameKey> = []
-        var progress: [NameKey: SessionProgress] = [:]
-        var addressSeen: [NameKey: (time: Timestamp, frame: FrameRef)] = [:]
+        var knownAnswers: [NameID] = []
+        /// Per instance name, indexed by ``NameID`` while the session is current; compacted
+        /// into `finishedProgress` when it ends.
+        var progress: [SessionProgress] = []
+        /// When an address record of each host name first reached the client, likewise.
+        var addressSeen: [(time: Timestamp, frame: FrameRef)?] = []
+        var finishedProgress: [NameID: SessionProgress] = [:]
+        var finishedAddressSeen: [NameID: (time: Timestamp, frame: FrameRef)] = [:]
+
+        init(start: Timestamp, startFrame: FrameRef) {
+            self.start = start
+            self.startFrame = startFrame
+        }
+
+        func progress(_ id: NameID) -> SessionProgress? {
+            if id.index < progress.count { return progress[id.index].isEmpty ? nil : progress[id.index] }
+            return finishedProgress[id]
+        }
+
+        func addressSeen(_ id: NameID) -> (time: Timestamp, frame: FrameRef)? {
+            if id.index < addressSeen.count { return addressSeen[id.index] }
+            return finishedAddressSeen[id]
+        }
+
+        /// Edits the progress of one instance name in place.
+        @inline(__always)
+        mutating func withProgress<R>(_ id: NameID, _ body: (inout SessionProgress) -> R) -> R {
+            if id.index >= progress.count {
+                progress.append(contentsOf: repeatElement(SessionProgress(), count: id.index + 1 - progress.count))
+            }
+            return body(&progress[id.index])
+        }
+
+        mutating func sawAddress(_ id: NameID, time: Timestamp, frame: FrameRef) {
+            if id.index >= addressSeen.count {
+                addressSeen.append(contentsOf: repeatElement(nil, count: id.index + 1 - addressSeen.count))
+            }
+            if addressSeen[id.index] == nil { addressSeen[id.index] = (time, frame) }
+        }
+
+        /// The session is over: keeps only what it saw (sparse), not an entry per name.
+        mutating func compact() {
+            for (i, p) in progress.enumerated() where !p.isEmpty { finishedProgress[NameID(raw: Int32(i))] = p }
+            for (i, a) in addressSeen.enumerated() { if let a { finishedAddressSeen[NameID(raw: Int32(i))] = a } }
+            progress = []
+            addressSeen = []
+        }
     }
 
     struct QueryState {
         var time: Timestamp
         var frame: FrameRef
-        var names: Set<NameKey>
-        var knownAnswers: [NameKey: UInt32] = [:]
-        var answered: [NameKey: (delay: Double, frame: FrameRef)] = [:]
+        /// The names asked (no repeats).
+        var names: [NameID]
+        var knownAnswers: [(instance: NameID, ttl: UInt32)] = []
+        var answered: [(instance: NameID, delay: Double, frame: FrameRef)] = []
+
+        func knownAnswerTTL(_ id: NameID) -> UInt32? { knownAnswers.first { $0.instance == id }?.ttl }
+        func answer(_ id: NameID) -> (delay: Double, frame: FrameRef)? {
+            answered.first { $0.instance == id }.map { ($0.delay, $0.frame) }
+        }
     }
 
     /// A closed query, kept (up to ``TrackerLimits/maximumQueriesKept`` per client) for the
-    /// per-query table; instance keys become device ids in ``finish()``.
+    /// per-query table; instance names become device ids in ``finish()``.
     struct QueryLogEntry {
         var time: Timestamp
         var frame: FrameRef
-        /// The names asked, as keys (turned into text only in ``finish()``).
-        var names: Set<NameKey>
-        var answered: [(instance: NameKey, delay: Double, frame: FrameRef)]
-        var suppressed: [NameKey]
-        var missed: [NameKey]
+        /// The names asked (turned into text only in ``finish()``).
+        var names: [NameID]
+        var answered: [(instance: NameID, delay: Double, frame: FrameRef)]
+        var suppressed: [NameID]
+        var missed: [NameID]
     }
 
     struct ResponseCounter {
@@ -166,7 +209,7 @@ public struct DiscoveryTracker {
         var qu = 0
         var qm = 0
         var appIDs: Set<String> = []
-        var subtypeNamesAsked: Set<NameKey> = []
+        var subtypeNamesAsked: Set<NameID> = []
         var firstQuery: Timestamp?
         var lastQuery: Timestamp?
         var firstQueryFrame: FrameRef?
@@ -176,7 +219,7 @@ public struct DiscoveryTracker {
         var firstDialSearch: Timestamp?
         var firstDialSearchFrame: FrameRef?
         var fastIntervals = 0
-        var namesAnswered: Set<NameKey> = []
+        var namesAnswered: [NameID] = []
         var lastBurst: Timestamp?
         var intervals: [Double] = []
         var intervalCount = 0
@@ -186,27 +229,36 @@ public struct DiscoveryTracker {
         var current: SessionState?
         var finished: [SessionState] = []
         var pending: QueryState?
-        var responses: [NameKey: ResponseCounter] = [:]
+        /// Per instance name (indexed by ``NameID``); `expected == 0` where none was expected.
+        var responses: [ResponseCounter] = []
         var queryLog: [QueryLogEntry] = []
+
+        func response(_ id: NameID) -> ResponseCounter? {
+            id.index < responses.count && responses[id.index].expected > 0 ? responses[id.index] : nil
+        }
     }
 
     struct DIALState {
         var info: DIALInfo
     }
 
-    var instances: [NameKey: InstanceState] = [:]
-    var instanceOrder: [NameKey] = []
-    var hosts: [NameKey: HostState] = [:]
-    var clients: [IPAddress: ClientState] = [:]
-    var clientOrder: [IPAddress] = []
+    var names = NameTable()
+    /// Instances in order of first sight, and the index of each by ``NameID`` (-1: none).
+    var instances: [InstanceState] = []
+    var instanceSlot: [Int32] = []
+    /// Hosts (owners of A/AAAA records) by ``NameID`` (-1: none).
+    var hosts: [HostState] = []
+    var hostSlot: [Int32] = []
+    /// Clients in order of first sight, and the index of each by address.
+    var clients: [ClientState] = []
+    var clientSlot: [IPAddress: Int] = [:]
     var dial: [String: DIALState] = [:]
     var dialOrder: [String] = []
     var events: [TrackerEvent] = []
     /// Clients with a discovery session, in order (the ones a response can matter to), and
-    /// when each client's open query started: small side tables so that the per-packet checks
-    /// do not copy a whole `ClientState` out of `clients`.
-    var sessionClients: [IPAddress] = []
-    var pendingSince: [IPAddress: Timestamp] = [:]
+    /// when each client's open query started (by client index).
+    var sessionClients: [Int] = []
+    var pendingSince: [Timestamp?] = []
     var malformed: [(frame: FrameRef, reason: String)] = []
     var malformedCount = 0
     var reflected: [FrameRef] = []
@@ -217,6 +269,19 @@ public struct DiscoveryTracker {
     static let maximumEvidenceFrames = 30
 
     public init(options: AnalysisOptions = AnalysisOptions()) { self.options = options }
+
+    /// The instance state of `id`, if it is a known instance.
+    func instance(_ id: NameID) -> InstanceState? {
+        id.index < instanceSlot.count && instanceSlot[id.index] >= 0 ? instances[Int(instanceSlot[id.index])] : nil
+    }
+
+    /// The host state of `id`, if address records were seen for it.
+    func host(_ id: NameID) -> HostState? {
+        id.index < hostSlot.count && hostSlot[id.index] >= 0 ? hosts[Int(hostSlot[id.index])] : nil
+    }
+
+    /// The state of the client at `address`, if it sent anything.
+    func client(at address: IPAddress) -> ClientState? { clientSlot[address].map { clients[$0] } }
 
     /// Adds one discovery packet (in capture order).
     /// - Parameters:
@@ -246,15 +311,15 @@ public struct DiscoveryTracker {
 
     // MARK: Responses: what devices said
 
-    /// One record of a response with its names already keyed (computed once per packet, then
-    /// shared by the device update and every client).
+    /// One record of a response with its names interned (once per packet, then shared by the
+    /// device update and every client).
     struct KeyedRecord {
         var type: DNSRecordType
         var ttl: UInt32
-        /// Owner name key (for PTR under a browse name, SRV/TXT of an instance, A/AAAA).
-        var owner: NameKey
-        /// PTR target or SRV target key.
-        var target: NameKey?
+        /// Owner name (the browse name of a PTR, the instance of SRV/TXT, the host of A/AAAA).
+        var owner: NameID
+        /// PTR target (an instance) or SRV target (a host).
+        var target: NameID?
     }
 
     mutating func ingestResponse(_ message: DNSMessage, packet: DiscoveryPacket, frame: FrameRef) {
@@ -264,72 +329,76 @@ public struct DiscoveryTracker {
         keyed.reserveCapacity(message.answers.count + message.additionals.count)
         // Only live capture needs to know which instances and hosts a packet touched.
         let events = options.collectEvents
-        var touched: Set<NameKey> = []
-        var hostsTouched: Set<NameKey> = []
+        var touched: [NameID] = []
+        var hostsTouched: [NameID] = []
         for section in 0..<2 {
             for record in section == 0 ? message.answers : message.additionals {
                 switch (record.type, record.data) {
                 case (.ptr, .name(let target)):
-                    guard let owner = CastName.shape(record.name.wire), owner.kind != .instance,
-                        let t = CastName.shape(target.wire), t.kind == .instance
-                    else { continue }
-                    let key = NameKey(target)
-                    let ownerKey = NameKey(record.name)
+                    let ownerKey = names.intern(record.name)
+                    guard let owner = names.shape(ownerKey), owner.kind != .instance else { continue }
+                    let key = names.intern(target)
+                    guard let t = names.shape(key), t.kind == .instance else { continue }
                     keyed.append(KeyedRecord(type: record.type, ttl: record.ttl, owner: ownerKey, target: key))
-                    if events { touched.insert(key) }
+                    if events, !touched.contains(key) { touched.append(key) }
                     let legacy = packet.legacyUnicast
-                    withInstance(key, name: target, labelOffset: t.first, packet: packet, frame: frame) { i in
-                        i.ttls["PTR", default: []].insert(record.ttl)
-                        if record.ttl == 0 {
+                    let ttl = record.ttl
+                    withInstance(key, packet: packet, frame: frame) { i in
+                        Self.note(ttl, in: &i.ptrTTLs)
+                        if ttl == 0 {
                             i.leftAt = now
                             i.leftFrame = frame
                         } else {
                             i.leftAt = nil
                             i.leftFrame = nil
                             // Legacy unicast answers cap TTLs at 10 s (RFC 6762 §6.7): not the true TTL.
-                            if !legacy { i.ptrTTL = record.ttl }
-                            if i.browseNames.insert(ownerKey).inserted, owner.kind == .subtype,
-                                case .subtype(let app)? = CastName(record.name)
-                            {
-                                i.appIDs.insert(app)
+                            if !legacy { i.ptrTTL = ttl }
+                            if !i.browseNames.contains(ownerKey) {
+                                i.browseNames.append(ownerKey)
+                                if owner.kind == .subtype, case .subtype(let app)? = CastName(record.name) {
+                                    i.appIDs.insert(app)
+                                }
                             }
                         }
                     }
                 case (.srv, .srv(_, _, let port, let target)):
-                    guard let shape = CastName.shape(record.name.wire), shape.kind == .instance else { continue }
-                    let key = NameKey(record.name)
-                    let targetKey = NameKey(target)
+                    let key = names.intern(record.name)
+                    guard let shape = names.shape(key), shape.kind == .instance else { continue }
+                    let targetKey = names.intern(target)
                     keyed.append(KeyedRecord(type: record.type, ttl: record.ttl, owner: key, target: targetKey))
-                    if events { touched.insert(key) }
-                    withInstance(key, name: record.name, labelOffset: shape.first, packet: packet, frame: frame) { i in
-                        i.ttls["SRV", default: []].insert(record.ttl)
-                        if record.ttl > 0 {
-                            i.srvTarget = target
+                    if events, !touched.contains(key) { touched.append(key) }
+                    let ttl = record.ttl
+                    withInstance(key, packet: packet, frame: frame) { i in
+                        Self.note(ttl, in: &i.srvTTLs)
+                        if ttl > 0 {
+                            if i.srvHost != targetKey || i.srvTarget?.wire != target.wire { i.srvTarget = target }
+                            i.srvHost = targetKey
                             i.srvPort = port
                         }
                     }
                 case (.txt, .txt(let txt)):
-                    guard let shape = CastName.shape(record.name.wire), shape.kind == .instance else { continue }
-                    let key = NameKey(record.name)
+                    let key = names.intern(record.name)
+                    guard let shape = names.shape(key), shape.kind == .instance else { continue }
                     keyed.append(KeyedRecord(type: record.type, ttl: record.ttl, owner: key, target: nil))
-                    if events { touched.insert(key) }
-                    withInstance(key, name: record.name, labelOffset: shape.first, packet: packet, frame: frame) { i in
-                        i.ttls["TXT", default: []].insert(record.ttl)
+                    if events, !touched.contains(key) { touched.append(key) }
+                    let ttl = record.ttl
+                    withInstance(key, packet: packet, frame: frame) { i in
+                        Self.note(ttl, in: &i.txtTTLs)
                         // Parse the Cast keys only when the record changed.
-                        if record.ttl > 0, i.rawTXT != txt {
+                        if ttl > 0, i.rawTXT != txt {
                             i.rawTXT = txt
                             i.txt = CastTXT(txt)
                         }
                     }
                 case (.a, .a(let a)):
-                    let host = NameKey(record.name)
+                    let host = names.intern(record.name)
                     keyed.append(KeyedRecord(type: record.type, ttl: record.ttl, owner: host, target: nil))
-                    if events { hostsTouched.insert(host) }
+                    if events, !hostsTouched.contains(host) { hostsTouched.append(host) }
                     addAddress(.v4(a), host: host, ttl: record.ttl, frame: frame)
                 case (.aaaa, .aaaa(let a)):
-                    let host = NameKey(record.name)
+                    let host = names.intern(record.name)
                     keyed.append(KeyedRecord(type: record.type, ttl: record.ttl, owner: host, target: nil))
-                    if events { hostsTouched.insert(host) }
+                    if events, !hostsTouched.contains(host) { hostsTouched.append(host) }
                     addAddress(.v6(a), host: host, ttl: record.ttl, frame: frame)
                 default:
                     continue
@@ -338,31 +407,46 @@ public struct DiscoveryTracker {
         }
         guard !keyed.isEmpty else { return }
         // What each client could receive of it.
-        for address in sessionClients where canReceive(packet, client: address) {
-            updateClient(address, records: keyed, time: now, frame: frame)
+        for index in sessionClients where canReceive(packet, client: clients[index].address) {
+            updateClient(index, records: keyed, time: now, frame: frame)
         }
         if events { emitDeviceEvents(touched: touched, hostsTouched: hostsTouched, time: now, frame: frame) }
     }
 
-    /// Updates one instance in place (one dictionary lookup), creating it on first sight.
+    /// Adds a TTL to a short list of distinct values.
+    @inline(__always)
+    static func note(_ ttl: UInt32, in list: inout [UInt32]) {
+        if list.last != ttl, !list.contains(ttl), list.count < TrackerLimits.maximumTTLsKept { list.append(ttl) }
+    }
+
+    /// Updates one instance in place (one array index), creating it on first sight.
     mutating func withInstance(
-        _ key: NameKey, name: DNSName, labelOffset: Int, packet: DiscoveryPacket, frame: FrameRef,
-        _ body: (inout InstanceState) -> Void
+        _ key: NameID, packet: DiscoveryPacket, frame: FrameRef, _ body: (inout InstanceState) -> Void
     ) {
-        if instances[key] == nil {
+        if key.index >= instanceSlot.count {
+            instanceSlot.append(contentsOf: repeatElement(-1, count: names.count - instanceSlot.count))
+        }
+        var slot = Int(instanceSlot[key.index])
+        if slot < 0 {
+            let name = names.name(key)
             let w = name.wire
-            let label = CastName.text(w[(labelOffset + 1)..<(labelOffset + 1 + Int(w[labelOffset]))])
-            instances[key] = InstanceState(
-                name: name, label: label, firstSeen: packet.timestamp, lastSeen: packet.timestamp, firstFrame: frame,
-                lastFrame: frame)
-            instanceOrder.append(key)
+            let first = names.shape(key)!.first
+            let label = CastName.text(w[(first + 1)..<(first + 1 + Int(w[first]))])
+            slot = instances.count
+            instanceSlot[key.index] = Int32(slot)
+            instances.append(
+                InstanceState(
+                    key: key, name: name, label: label, firstSeen: packet.timestamp, lastSeen: packet.timestamp,
+                    firstFrame: frame, lastFrame: frame))
         }
         let source = packet.source
         let time = packet.timestamp
-        modify(&instances[key]!) { i in
+        modify(&instances[slot]) { i in
             i.lastSeen = time
             i.lastFrame = frame
-            if i.sources.insert(source).inserted { i.sourceFrames.append((source, frame)) }
+            if i.sourceFrames.last?.address != source, i.sources.insert(source).inserted {
+                i.sourceFrames.append((source, frame))
+            }
             body(&i)
         }
     }
@@ -370,21 +454,26 @@ public struct DiscoveryTracker {
     @inline(__always)
     func modify<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
 
-    var addressTTLs: [NameKey: [String: Set<UInt32>]] = [:]
-
-    mutating func addAddress(_ address: IPAddress, host key: NameKey, ttl: UInt32, frame: FrameRef) {
-        var h = hosts[key] ?? HostState()
-        if ttl > 0, !h.addresses.contains(address) {
-            h.addresses.append(address)
-            h.addressFrames.append(frame)
+    mutating func addAddress(_ address: IPAddress, host key: NameID, ttl: UInt32, frame: FrameRef) {
+        if key.index >= hostSlot.count {
+            hostSlot.append(contentsOf: repeatElement(-1, count: names.count - hostSlot.count))
         }
-        hosts[key] = h
-        let type: String
-        switch address {
-        case .v4: type = "A"
-        case .v6: type = "AAAA"
+        var slot = Int(hostSlot[key.index])
+        if slot < 0 {
+            slot = hosts.count
+            hostSlot[key.index] = Int32(slot)
+            hosts.append(HostState())
         }
-        addressTTLs[key, default: [:]][type, default: []].insert(ttl)
+        modify(&hosts[slot]) { h in
+            if ttl > 0, !h.addresses.contains(address) {
+                h.addresses.append(address)
+                h.addressFrames.append(frame)
+            }
+            switch address {
+            case .v4: Self.note(ttl, in: &h.aTTLs)
+            case .v6: Self.note(ttl, in: &h.aaaaTTLs)
+            }
+        }
     }
 
     /// Whether `client` could receive `packet`: unicast to it, or multicast in its address
@@ -398,45 +487,40 @@ public struct DiscoveryTracker {
         }
     }
 
-    mutating func updateClient(_ address: IPAddress, records: [KeyedRecord], time: Timestamp, frame: FrameRef) {
-        // Taken out of the dictionary so that its collections are uniquely referenced and
-        // edited in place (a copy would duplicate them on every packet).
-        var c = clients.removeValue(forKey: address)!
-        defer { clients[address] = c }
-        guard var session = c.current else { return }
-        c.current = nil
-        for k in records where k.ttl > 0 {
-            switch k.type {
-            case .ptr:
-                guard let instance = k.target else { continue }
-                let owner = k.owner
-                if session.askedNames.contains(owner) {
-                    c.namesAnswered.insert(owner)
-                    if session.progress[instance]?.firstAnswer == nil {
-                        session.progress[instance, default: SessionProgress()].firstAnswer = (time, frame)
+    mutating func updateClient(_ index: Int, records: [KeyedRecord], time: Timestamp, frame: FrameRef) {
+        let window = options.responseWindowNanoseconds
+        modify(&clients[index]) { c in
+            guard c.current != nil else { return }
+            for k in records where k.ttl > 0 {
+                switch k.type {
+                case .ptr:
+                    guard let instance = k.target else { continue }
+                    let owner = k.owner
+                    if c.current!.askedNames.contains(owner) {
+                        if !c.namesAnswered.contains(owner) { c.namesAnswered.append(owner) }
+                        c.current!.withProgress(instance) { p in
+                            if p.firstAnswer == nil { p.firstAnswer = (time, frame) }
+                        }
                     }
+                    if c.pending != nil, c.pending!.names.contains(owner),
+                        !c.pending!.answered.contains(where: { $0.instance == instance }),
+                        time.nanoseconds(since: c.pending!.time) <= window
+                    {
+                        c.pending!.answered.append(
+                            (instance, Double(time.nanoseconds(since: c.pending!.time)) / 1e6, frame))
+                    }
+                case .srv:
+                    guard let target = k.target else { continue }
+                    c.current!.withProgress(k.owner) { p in if p.srv == nil { p.srv = (time, frame, target) } }
+                case .txt:
+                    c.current!.withProgress(k.owner) { p in if p.txt == nil { p.txt = (time, frame) } }
+                case .a, .aaaa:
+                    c.current!.sawAddress(k.owner, time: time, frame: frame)
+                default:
+                    break
                 }
-                if c.pending != nil, c.pending!.names.contains(owner), c.pending!.answered[instance] == nil,
-                    time.nanoseconds(since: c.pending!.time) <= options.responseWindowNanoseconds
-                {
-                    c.pending!.answered[instance] = (Double(time.nanoseconds(since: c.pending!.time)) / 1e6, frame)
-                }
-            case .srv:
-                guard let target = k.target else { continue }
-                if session.progress[k.owner]?.srv == nil {
-                    session.progress[k.owner, default: SessionProgress()].srv = (time, frame, target)
-                }
-            case .txt:
-                if session.progress[k.owner]?.txt == nil {
-                    session.progress[k.owner, default: SessionProgress()].txt = (time, frame)
-                }
-            case .a, .aaaa:
-                if session.addressSeen[k.owner] == nil { session.addressSeen[k.owner] = (time, frame) }
-            default:
-                break
             }
         }
-        c.current = session
     }
 
     // MARK: Queries: what clients asked
@@ -445,28 +529,39 @@ public struct DiscoveryTracker {
         // A query with records in its authority section is a probe (RFC 6762 §8.2): a
         // responder checking its own names, not a sender browsing.
         guard message.authorities.isEmpty else { return }
-        var castQuestions: [(DNSQuestion, CastName.Kind)] = []
-        for q in message.questions {
-            if let shape = CastName.shape(q.name.wire), shape.kind != .instance {
-                castQuestions.append((q, shape.kind))
-            }
+        var castQuestions: [(question: DNSQuestion, key: NameID, kind: CastName.Kind)] = []
+        for q in message.questions where CastName.shape(q.name.wire).map({ $0.kind != .instance }) == true {
+            let key = names.intern(q.name)
+            castQuestions.append((q, key, names.shape(key)!.kind))
         }
         guard !castQuestions.isEmpty else { return }
         let address = packet.source
         guard options.clients.isEmpty || options.clients.contains(address) else { return }
         let now = packet.timestamp
-        closeExpiredQuery(address, now: now)
-        var c = client(address, packet: packet)
+        let index = clientIndex(address, packet: packet)
+        closeExpiredQuery(index, now: now)
+        var names: [NameID] = []
+        for q in castQuestions where !names.contains(q.key) { names.append(q.key) }
+        // Known answers: PTR records under a Cast browse name (RFC 6762 §7.1).
+        var ptrAnswers: [KnownAnswer] = []
+        for record in message.answers where record.type == .ptr {
+            guard case .name(let target) = record.data, let owner = self.names.lookup(record.name),
+                self.names.shape(owner).map({ $0.kind != .instance }) == true
+            else { continue }
+            ptrAnswers.append(KnownAnswer(owner: owner, instance: self.names.intern(target), ttl: record.ttl))
+        }
+        var c = takeClient(index)
+        defer { clients[index] = c }
         c.queries += 1
         if packet.legacyUnicast {
             c.legacyUnicast = true
             if c.firstLegacyFrame == nil { c.firstLegacyFrame = frame }
         }
-        for (q, kind) in castQuestions {
-            if q.unicastResponse { c.qu += 1 } else { c.qm += 1 }
+        for q in castQuestions {
+            if q.question.unicastResponse { c.qu += 1 } else { c.qm += 1 }
             // The app ID's text only when this name is new for the client.
-            if kind == .subtype, c.subtypeNamesAsked.insert(NameKey(q.name)).inserted,
-                case .subtype(let app)? = CastName(q.name)
+            if q.kind == .subtype, c.subtypeNamesAsked.insert(q.key).inserted,
+                case .subtype(let app)? = CastName(q.question.name)
             {
                 c.appIDs.insert(app)
             }
@@ -479,22 +574,25 @@ public struct DiscoveryTracker {
         let newSession = c.lastQuery.map { now.nanoseconds(since: $0) >= options.sessionGapNanoseconds } ?? true
         c.lastQuery = now
         if newSession {
-            if let old = c.current, c.finished.count < TrackerLimits.maximumSessionsKept { c.finished.append(old) }
+            if var old = c.current, c.finished.count < TrackerLimits.maximumSessionsKept {
+                old.compact()
+                c.finished.append(old)
+            }
             c.current = SessionState(start: now, startFrame: frame)
             c.sessionCount += 1
-            if c.sessionCount == 1 { sessionClients.append(address) }
+            if c.sessionCount == 1 { sessionClients.append(index) }
             if options.collectEvents {
                 events.append(
                     .sessionStarted(
-                        client: address, time: now, frame: frame, names: castQuestions.map { $0.0.name.description }))
+                        client: address, time: now, frame: frame,
+                        names: castQuestions.map { $0.question.name.description }))
             }
             c.lastIntervalInSession = nil
         }
         // Bursts and intervals.
-        let names = Set(castQuestions.map { NameKey($0.0.name) })
         if let last = c.lastBurst, now.nanoseconds(since: last) < options.burstNanoseconds, c.pending != nil {
-            c.pending!.names.formUnion(names)
-            mergeKnownAnswers(message, into: &c.pending!)
+            for n in names where !c.pending!.names.contains(n) { c.pending!.names.append(n) }
+            Self.merge(ptrAnswers, into: &c.pending!)
         } else {
             if let last = c.lastBurst, !newSession {
                 let interval = Double(now.nanoseconds(since: last)) / 1e6
@@ -511,55 +609,74 @@ public struct DiscoveryTracker {
             c.lastBurst = now
             if let old = c.pending { close(old, client: &c) }
             var q = QueryState(time: now, frame: frame, names: names)
-            mergeKnownAnswers(message, into: &q)
+            Self.merge(ptrAnswers, into: &q)
             c.pending = q
-            pendingSince[address] = now
+            pendingSince[index] = now
         }
-        c.current!.askedNames.formUnion(names)
-        for record in message.answers where record.type == .ptr && names.contains(NameKey(record.name)) {
-            guard case .name(let target) = record.data else { continue }
-            c.namesAnswered.insert(NameKey(record.name))
-            let key = NameKey(target)
-            if let ttl = instances[key]?.ptrTTL, UInt64(record.ttl) * 2 >= UInt64(ttl) {
-                c.current!.knownAnswers.insert(key)
-            }
-        }
-        clients[address] = c
-    }
-
-    func mergeKnownAnswers(_ message: DNSMessage, into q: inout QueryState) {
-        for record in message.answers where record.type == .ptr {
-            if case .name(let target) = record.data, q.names.contains(NameKey(record.name)) {
-                q.knownAnswers[NameKey(target)] = Swift.max(q.knownAnswers[NameKey(target)] ?? 0, record.ttl)
+        for n in names where !c.current!.askedNames.contains(n) { c.current!.askedNames.append(n) }
+        for a in ptrAnswers where names.contains(a.owner) {
+            if !c.namesAnswered.contains(a.owner) { c.namesAnswered.append(a.owner) }
+            if let ttl = instance(a.instance)?.ptrTTL, UInt64(a.ttl) * 2 >= UInt64(ttl),
+                !c.current!.knownAnswers.contains(a.instance)
+            {
+                c.current!.knownAnswers.append(a.instance)
             }
         }
     }
 
-    mutating func client(_ address: IPAddress, packet: DiscoveryPacket) -> ClientState {
-        // Taken out of the dictionary (see updateClient); the caller puts it back.
-        var c: ClientState
-        if let existing = clients.removeValue(forKey: address) {
-            c = existing
-        } else {
-            c = ClientState(address: address)
-            clientOrder.append(address)
-        }
-        if c.mac == nil { c.mac = packet.sourceMAC }
-        if c.process == nil, let p = packet.pktap, !p.process.isEmpty {
-            c.process = p.pid > 0 ? "\(p.process)[\(p.pid)]" : p.process
-        }
+    /// A PTR record a query lists as already known.
+    struct KnownAnswer {
+        var owner: NameID
+        var instance: NameID
+        var ttl: UInt32
+    }
+
+    /// Takes a client out of the array (a placeholder stands in) so that it can be edited
+    /// while the tracker's other state is read or changed; the caller puts it back.
+    mutating func takeClient(_ index: Int) -> ClientState {
+        var c = ClientState(address: clients[index].address)
+        swap(&c, &clients[index])
         return c
     }
 
-    /// Closes the pending query of `address` if its response window has passed.
-    mutating func closeExpiredQuery(_ address: IPAddress, now: Timestamp) {
-        guard let since = pendingSince[address], now.nanoseconds(since: since) > options.responseWindowNanoseconds,
-            var c = clients.removeValue(forKey: address), let q = c.pending
+    /// Adds the known answers listed under the query's names (the highest TTL of each instance).
+    static func merge(_ answers: [KnownAnswer], into q: inout QueryState) {
+        for a in answers where q.names.contains(a.owner) {
+            if let i = q.knownAnswers.firstIndex(where: { $0.instance == a.instance }) {
+                q.knownAnswers[i].ttl = Swift.max(q.knownAnswers[i].ttl, a.ttl)
+            } else {
+                q.knownAnswers.append((a.instance, a.ttl))
+            }
+        }
+    }
+
+    /// The index of the client at `address`, creating it on first sight.
+    mutating func clientIndex(_ address: IPAddress, packet: DiscoveryPacket) -> Int {
+        let index: Int
+        if let existing = clientSlot[address] {
+            index = existing
+        } else {
+            index = clients.count
+            clientSlot[address] = index
+            clients.append(ClientState(address: address))
+            pendingSince.append(nil)
+        }
+        if clients[index].mac == nil { clients[index].mac = packet.sourceMAC }
+        if clients[index].process == nil, let p = packet.pktap, !p.process.isEmpty {
+            clients[index].process = p.pid > 0 ? "\(p.process)[\(p.pid)]" : p.process
+        }
+        return index
+    }
+
+    /// Closes the pending query of client `index` if its response window has passed.
+    mutating func closeExpiredQuery(_ index: Int, now: Timestamp) {
+        guard let since = pendingSince[index], now.nanoseconds(since: since) > options.responseWindowNanoseconds
         else { return }
-        close(q, client: &c)
+        var c = takeClient(index)
+        if let q = c.pending { close(q, client: &c) }
         c.pending = nil
-        pendingSince[address] = nil
-        clients[address] = c
+        clients[index] = c
+        pendingSince[index] = nil
     }
 
     /// Classifies a finished query for every device expected to answer it.
@@ -579,31 +696,36 @@ public struct DiscoveryTracker {
                 events.append(.queryUnanswered(client: c.address, time: q.time, frame: q.frame, devices: devices))
             }
         }
-        for key in instanceOrder {
-            let instance = instances[key]!
-            guard !instance.browseNames.isDisjoint(with: q.names),
-                instance.firstSeen <= q.time || q.answered[key] != nil
+        for instance in instances {
+            let key = instance.key
+            let answer = q.answer(key)
+            guard instance.browseNames.contains(where: { q.names.contains($0) }),
+                instance.firstSeen <= q.time || answer != nil
             else { continue }
             if let left = instance.leftAt, left <= q.time { continue }
-            var counter = c.responses[key] ?? ResponseCounter()
-            counter.expected += 1
-            // A device the client listed with at least half its TTL must stay silent; a PTR from
-            // it in the window is an announcement or an answer to someone else, not this answer.
-            if let known = q.knownAnswers[key], let ttl = instance.ptrTTL, UInt64(known) * 2 >= UInt64(ttl) {
-                counter.suppressed += 1
-                if keepEntry { entry.suppressed.append(key) }
-            } else if let (delay, frame) = q.answered[key] {
-                counter.answered += 1
-                if counter.delays.count < TrackerLimits.maximumDelaysKept { counter.delays.append(delay) }
-                if keepEntry { entry.answered.append((key, delay, frame)) }
-            } else {
-                if keepEntry { entry.missed.append(key) }
-                counter.missed += 1
-                if counter.missedFrames.count < TrackerLimits.maximumMissedFramesKept {
-                    counter.missedFrames.append(q.frame)
+            if key.index >= c.responses.count {
+                c.responses.append(
+                    contentsOf: repeatElement(ResponseCounter(), count: key.index + 1 - c.responses.count))
+            }
+            modify(&c.responses[key.index]) { counter in
+                counter.expected += 1
+                // A device the client listed with at least half its TTL must stay silent; a PTR from
+                // it in the window is an announcement or an answer to someone else, not this answer.
+                if let known = q.knownAnswerTTL(key), let ttl = instance.ptrTTL, UInt64(known) * 2 >= UInt64(ttl) {
+                    counter.suppressed += 1
+                    if keepEntry { entry.suppressed.append(key) }
+                } else if let (delay, frame) = answer {
+                    counter.answered += 1
+                    if counter.delays.count < TrackerLimits.maximumDelaysKept { counter.delays.append(delay) }
+                    if keepEntry { entry.answered.append((key, delay, frame)) }
+                } else {
+                    if keepEntry { entry.missed.append(key) }
+                    counter.missed += 1
+                    if counter.missedFrames.count < TrackerLimits.maximumMissedFramesKept {
+                        counter.missedFrames.append(q.frame)
+                    }
                 }
             }
-            c.responses[key] = counter
         }
     }
 
@@ -615,13 +737,14 @@ public struct DiscoveryTracker {
             guard ssdp.isDIAL else { return }
             let address = packet.source
             guard options.clients.isEmpty || options.clients.contains(address) else { return }
-            var c = client(address, packet: packet)
-            c.dialSearches += 1
-            if c.firstDialSearch == nil {
-                c.firstDialSearch = packet.timestamp
-                c.firstDialSearchFrame = frame
+            let index = clientIndex(address, packet: packet)
+            modify(&clients[index]) { c in
+                c.dialSearches += 1
+                if c.firstDialSearch == nil {
+                    c.firstDialSearch = packet.timestamp
+                    c.firstDialSearchFrame = frame
+                }
             }
-            clients[address] = c
         case .response, .notify:
             guard ssdp.isDIAL else { return }
             let key = Self.dialKey(ssdp, source: packet.source)

@@ -51,38 +51,40 @@ public struct TimelineResult: Sendable {
 extension DiscoveryTracker {
     /// Ends the timeline: closes open queries and sessions and returns what was found.
     public mutating func finish() -> TimelineResult {
-        for address in clientOrder {
-            var c = clients[address]!
+        for index in clients.indices {
+            var c = takeClient(index)
             if let q = c.pending {
                 close(q, client: &c)
                 c.pending = nil
-                pendingSince[address] = nil
+                pendingSince[index] = nil
             }
-            if let s = c.current, c.finished.count < TrackerLimits.maximumSessionsKept { c.finished.append(s) }
+            if var s = c.current, c.finished.count < TrackerLimits.maximumSessionsKept {
+                s.compact()
+                c.finished.append(s)
+            }
             c.current = nil
-            clients[address] = c
+            clients[index] = c
         }
 
         // Devices: instances grouped by TXT id (instance label when there is none).
         var parts: [TimelineResult.DevicePart] = []
-        var keysByDevice: [String: [NameKey]] = [:]
-        for key in instanceOrder {
-            let i = instances[key]!
+        var keysByDevice: [String: [NameID]] = [:]
+        for i in instances {
             let id = i.txt?.id.flatMap { $0.isEmpty ? nil : $0 } ?? i.label
-            keysByDevice[id, default: []].append(key)
-            let host = i.srvTarget.map { NameKey($0) }
+            keysByDevice[id, default: []].append(i.key)
+            let host = i.srvHost.flatMap { self.host($0) }
             var ttls = i.ttls
-            if let host, let addressTTLs = addressTTLs[host] {
-                for (type, values) in addressTTLs { ttls[type, default: []].formUnion(values) }
+            if let host {
+                for (type, values) in host.ttls { ttls[type, default: []].formUnion(values) }
             }
             let part = TimelineResult.DevicePart(
                 id: id, instances: [i.label], txt: i.txt, host: i.srvTarget?.description, port: i.srvPort.map(Int.init),
-                addresses: host.flatMap { hosts[$0]?.addresses } ?? [], appIDs: i.appIDs,
-                browseNames: Set(i.browseNames.map { DNSName(wire: $0.wire).description }), firstSeen: i.firstSeen,
+                addresses: host?.addresses ?? [], appIDs: i.appIDs,
+                browseNames: Set(i.browseNames.map { names.name($0).description }), firstSeen: i.firstSeen,
                 lastSeen: i.lastSeen, firstFrame: i.firstFrame, lastFrame: i.lastFrame, leftAt: i.leftAt,
                 leftFrame: i.leftFrame, ttls: ttls, sources: i.sources,
-                addressFrames: host.flatMap { h in hosts[h].map { Array(zip($0.addresses, $0.addressFrames)) } }?
-                    .map { (address: $0.0, frame: $0.1) } ?? [],
+                addressFrames: host.map { h in zip(h.addresses, h.addressFrames).map { (address: $0.0, frame: $0.1) } }
+                    ?? [],
                 sourceFrames: i.sourceFrames)
             if let index = parts.firstIndex(where: { $0.id == id }) {
                 parts[index].absorb(part)
@@ -94,18 +96,17 @@ extension DiscoveryTracker {
         // Latency: every session of every client, for every device.
         var latency: [LatencyRow] = []
         var responses: [TimelineResult.ResponsePart] = []
-        for address in clientOrder {
-            let c = clients[address]!
+        for c in clients {
             for session in c.finished {
                 for part in parts {
-                    latency.append(row(session, client: address, device: part, keys: keysByDevice[part.id] ?? []))
+                    latency.append(row(session, client: c.address, device: part, keys: keysByDevice[part.id] ?? []))
                 }
             }
             for part in parts {
                 var counter = ResponseCounter()
                 var any = false
                 for key in keysByDevice[part.id] ?? [] {
-                    guard let r = c.responses[key] else { continue }
+                    guard let r = c.response(key) else { continue }
                     any = true
                     counter.expected += r.expected
                     counter.answered += r.answered
@@ -114,17 +115,17 @@ extension DiscoveryTracker {
                     counter.delays += r.delays
                     counter.missedFrames += r.missedFrames
                 }
-                if any { responses.append(.init(client: address, deviceID: part.id, counter: counter)) }
+                if any { responses.append(.init(client: c.address, deviceID: part.id, counter: counter)) }
             }
         }
 
         // Per-query outcomes, with instances named by device id.
-        var deviceOfInstance: [NameKey: String] = [:]
+        var deviceOfInstance: [NameID: String] = [:]
         for (id, keys) in keysByDevice { for k in keys { deviceOfInstance[k] = id } }
         var queries: [QueryOutcome] = []
-        for address in clientOrder {
-            for e in clients[address]!.queryLog {
-                func ids(_ keys: [NameKey]) -> [String] {
+        for c in clients {
+            for e in c.queryLog {
+                func ids(_ keys: [NameID]) -> [String] {
                     var out: [String] = []
                     for k in keys { if let id = deviceOfInstance[k], !out.contains(id) { out.append(id) } }
                     return out
@@ -140,28 +141,30 @@ extension DiscoveryTracker {
                 let suppressed = ids(e.suppressed).filter { !answeredIDs.contains($0) }
                 queries.append(
                     QueryOutcome(
-                        client: address, time: e.time, frame: e.frame,
-                        names: e.names.map { DNSName(wire: $0.wire).description }.sorted(), answered: answers,
+                        client: c.address, time: e.time, frame: e.frame,
+                        names: e.names.map { names.name($0).description }.sorted(), answered: answers,
                         suppressed: suppressed,
                         missed: ids(e.missed).filter { !answeredIDs.contains($0) && !suppressed.contains($0) }))
             }
         }
 
-        let clientParts = clientOrder.map { address -> TimelineResult.ClientPart in
-            let c = clients[address]!
-            return TimelineResult.ClientPart(
+        let serviceType = names.lookup(CastName.serviceTypeName)
+        let clientParts = clients.map { c -> TimelineResult.ClientPart in
+            TimelineResult.ClientPart(
                 client: Client(
-                    address: address, mac: c.mac, process: c.process, queries: c.queries, quQuestions: c.qu,
+                    address: c.address, mac: c.mac, process: c.process, queries: c.queries, quQuestions: c.qu,
                     qmQuestions: c.qm, appIDsQueried: c.appIDs.sorted(), firstQuery: c.firstQuery,
                     lastQuery: c.lastQuery, firstQueryFrame: c.firstQueryFrame, legacyUnicast: c.legacyUnicast,
                     firstLegacyFrame: c.firstLegacyFrame, dialSearches: c.dialSearches,
                     firstDialSearch: c.firstDialSearch, firstDialSearchFrame: c.firstDialSearchFrame,
                     fastIntervals: c.fastIntervals,
-                    appIDsAnswered: c.namesAnswered.compactMap { key -> String? in
-                        if case .subtype(let app)? = CastName(DNSName(wire: key.wire)) { return app }
-                        return nil
-                    }.sorted(),
-                    serviceTypeAnswered: c.namesAnswered.contains(NameKey(CastName.serviceTypeName)),
+                    appIDsAnswered: Set(
+                        c.namesAnswered.compactMap { key -> String? in
+                            if case .subtype(let app)? = CastName(names.name(key)) { return app }
+                            return nil
+                        }
+                    ).sorted(),
+                    serviceTypeAnswered: serviceType.map { c.namesAnswered.contains($0) } ?? false,
                     intervalsMs: c.intervals, followsDoubling: c.intervalCount < 2 ? nil : !c.doublingViolated,
                     sessions: c.sessionCount),
                 intervalCount: c.intervalCount)
@@ -172,22 +175,22 @@ extension DiscoveryTracker {
             reflected: reflected, reflectedCount: reflectedCount, reflectedTTLs: reflectedTTLs)
     }
 
-    func row(_ s: SessionState, client: IPAddress, device: TimelineResult.DevicePart, keys: [NameKey]) -> LatencyRow {
+    func row(_ s: SessionState, client: IPAddress, device: TimelineResult.DevicePart, keys: [NameID]) -> LatencyRow {
         var first: (time: Timestamp, frame: FrameRef)?
         var resolved: (time: Timestamp, frame: FrameRef)?
         var missingParts: [String] = []
         for key in keys {
-            let p = s.progress[key] ?? SessionProgress()
+            let p = s.progress(key) ?? SessionProgress()
             if let a = p.firstAnswer, first == nil || a.time < first!.time { first = a }
             var parts: [(time: Timestamp, frame: FrameRef)] = []
             var missing: [String] = []
             if let srv = p.srv { parts.append((srv.time, srv.frame)) } else { missing.append("SRV") }
             if let txt = p.txt { parts.append(txt) } else { missing.append("TXT") }
             if let srv = p.srv {
-                if let a = s.addressSeen[srv.target] {
+                if let a = s.addressSeen(srv.target) {
                     parts.append(a)
                 } else {
-                    missing.append("an A/AAAA record for \(DNSName(wire: srv.target.wire))")
+                    missing.append("an A/AAAA record for \(names.name(srv.target))")
                 }
             } else {
                 missing.append("an address record")
@@ -200,8 +203,10 @@ extension DiscoveryTracker {
         }
         var firstReason: String?
         if first == nil {
-            let asked = keys.contains { !(instances[$0]?.browseNames.isDisjoint(with: s.askedNames) ?? true) }
-            let left = keys.allSatisfy { k in instances[k]?.leftAt.map { $0 <= s.start } ?? false }
+            let asked = keys.contains { k in
+                instance(k)?.browseNames.contains(where: { s.askedNames.contains($0) }) ?? false
+            }
+            let left = keys.allSatisfy { k in instance(k)?.leftAt.map { $0 <= s.start } ?? false }
             if !asked {
                 firstReason = "the client asked for no name this device was seen under"
             } else if keys.contains(where: { s.knownAnswers.contains($0) }) {

@@ -862,7 +862,7 @@ struct AnalysisMemoryTests {
             // 100 s apart: each copy is its own session (gap 94.995 s >= 60 s).
             for p in Analysis.shifted(packets, by: Int64(k) * 100_000_000_000) { tracker.ingest(p, capture: 0) }
         }
-        let state = try #require(tracker.clients[sender])
+        let state = try #require(tracker.client(at: sender))
         #expect(state.finished.count == TrackerLimits.maximumSessionsKept)
         #expect(state.intervals.count == TrackerLimits.maximumIntervalsKept)
         #expect(state.intervalCount == 2 * copies)
