@@ -40,6 +40,11 @@ public enum CastName: Hashable, Sendable {
     /// Classifies length-prefixed labels: the kind, and the offset of the first label's length
     /// byte. Allocation-free; this runs for every record of every mDNS packet.
     static func shape(_ w: [UInt8]) -> (kind: Kind, first: Int)? {
+        w.withUnsafeBufferPointer { shape($0) }
+    }
+
+    /// ``shape(_:)`` over borrowed bytes (a name expanded from the wire).
+    static func shape(_ w: UnsafeBufferPointer<UInt8>) -> (kind: Kind, first: Int)? {
         let n = w.count
         let s = suffix.count
         guard n >= s else { return nil }

@@ -78,8 +78,8 @@ public struct DiscoveryTracker {
         var expired = false
         var leftReported = false
         var lastSnapshot: DeviceSnapshot?
-        /// The TXT record as last parsed, to skip parsing it again.
-        var rawTXT: TXTRecord?
+        /// The TXT rdata as last parsed, to skip parsing it again.
+        var rawTXT: [UInt8]?
 
         /// The TTLs by record type, as reports show them.
         var ttls: [String: Set<UInt32>] {
@@ -288,6 +288,17 @@ public struct DiscoveryTracker {
     ///   - packet: the decoded packet.
     ///   - capture: the index of its capture file, for evidence references.
     public mutating func ingest(_ packet: DiscoveryPacket, capture: Int) {
+        ingest(packet, message: nil, capture: capture)
+    }
+
+    /// Adds one discovery packet whose mDNS message is read in place (the analysis hot path,
+    /// from ``DiscoveryDecoder/decodeInPlace(frame:timestamp:bytes:originalLength:_:)``).
+    /// - Parameters:
+    ///   - packet: the decoded packet.
+    ///   - message: its mDNS message as a view over borrowed bytes; `nil` to use the packet's
+    ///     decoded message (or for SSDP).
+    ///   - capture: the index of its capture file, for evidence references.
+    public mutating func ingest(_ packet: DiscoveryPacket, message view: DNSMessageView?, capture: Int) {
         let frame = FrameRef(capture: capture, frame: packet.frame)
         if let error = packet.error {
             malformedCount += 1
@@ -298,11 +309,20 @@ public struct DiscoveryTracker {
             reflectedTTLs.insert(packet.ttl)
             if reflected.count < Self.maximumEvidenceFrames { reflected.append(frame) }
         }
-        if let message = packet.mdns {
+        if let view {
+            // One scratch buffer per packet for the names expanded from the wire.
+            withUnsafeTemporaryAllocation(byteCount: DNSName.maximumWireLength + 1, alignment: 8) { scratch in
+                if view.isResponse {
+                    ingestResponse(keyedRecords(view, scratch: scratch), packet: packet, frame: frame)
+                } else {
+                    ingestQuery(keyedQuery(view, scratch: scratch), packet: packet, frame: frame)
+                }
+            }
+        } else if let message = packet.mdns {
             if message.isResponse {
-                ingestResponse(message, packet: packet, frame: frame)
+                ingestResponse(keyedRecords(message), packet: packet, frame: frame)
             } else {
-                ingestQuery(message, packet: packet, frame: frame)
+                ingestQuery(keyedQuery(message), packet: packet, frame: frame)
             }
         } else if let ssdp = packet.ssdp {
             ingestSSDP(ssdp, packet: packet, frame: frame)
@@ -311,8 +331,8 @@ public struct DiscoveryTracker {
 
     // MARK: Responses: what devices said
 
-    /// One record of a response with its names interned (once per packet, then shared by the
-    /// device update and every client).
+    /// One Cast-relevant record of a response with its names interned (once per packet, then
+    /// shared by the device update and every client).
     struct KeyedRecord {
         var type: DNSRecordType
         var ttl: UInt32
@@ -320,97 +340,194 @@ public struct DiscoveryTracker {
         var owner: NameID
         /// PTR target (an instance) or SRV target (a host).
         var target: NameID?
+        /// SRV: the port.
+        var port: UInt16 = 0
+        /// A/AAAA: the address.
+        var address: IPAddress?
+        /// TXT: the rdata.
+        var txt: TXTData = .none
     }
 
-    mutating func ingestResponse(_ message: DNSMessage, packet: DiscoveryPacket, frame: FrameRef) {
-        let now = packet.timestamp
-        // Answers and additionals carry records; the authority section is for probes.
+    /// TXT rdata as a record carries it: borrowed wire bytes (in-place path) or decoded strings.
+    enum TXTData {
+        case none
+        case wire(UnsafeRawBufferPointer)
+        case decoded(TXTRecord)
+    }
+
+    /// Whether a response record with this type and owner matters to Cast discovery: PTR
+    /// from a Cast browse name, SRV/TXT of a Cast instance, any A/AAAA.
+    static func matters(_ type: DNSRecordType, owner: UnsafeBufferPointer<UInt8>) -> Bool {
+        switch type {
+        case .ptr: return CastName.shape(owner).map { $0.kind != .instance } ?? false
+        case .srv, .txt: return CastName.shape(owner)?.kind == .instance
+        case .a, .aaaa: return true
+        default: return false
+        }
+    }
+
+    /// Interns a PTR target if it is a Cast instance name.
+    mutating func instanceTarget(_ w: UnsafeBufferPointer<UInt8>) -> NameID? {
+        guard let shape = CastName.shape(w), shape.kind == .instance else { return nil }
+        return names.intern(wire: w)
+    }
+
+    /// The answer and additional records of a message read in place.
+    mutating func keyedRecords(_ view: DNSMessageView, scratch: UnsafeMutableRawBufferPointer) -> [KeyedRecord] {
         var keyed: [KeyedRecord] = []
-        keyed.reserveCapacity(message.answers.count + message.additionals.count)
+        keyed.reserveCapacity(view.recordCount(in: .answer) + view.recordCount(in: .additional))
+        view.forEachRecord { r in
+            // Answers and additionals carry records; the authority section is for probes.
+            guard r.section != .authority,
+                case let ownerName = view.name(at: r.nameOffset, into: scratch), Self.matters(r.type, owner: ownerName)
+            else { return }
+            let owner = names.intern(wire: ownerName)
+            var record = KeyedRecord(type: r.type, ttl: r.ttl, owner: owner)
+            switch r.type {
+            case .ptr:
+                guard let t = instanceTarget(view.name(at: view.rdataNameOffset(r), into: scratch)) else { return }
+                record.target = t
+            case .srv:
+                record.target = names.intern(wire: view.name(at: view.rdataNameOffset(r), into: scratch))
+                record.port = view.srvPort(r)
+            case .txt: record.txt = .wire(view.rdata(r))
+            case .a: record.address = .v4(view.ipv4(r))
+            case .aaaa: record.address = .v6(view.ipv6(r))
+            default: return
+            }
+            keyed.append(record)
+        }
+        return keyed
+    }
+
+    /// The answer and additional records of a decoded message.
+    mutating func keyedRecords(_ message: DNSMessage) -> [KeyedRecord] {
+        var keyed: [KeyedRecord] = []
+        for r in message.answers + message.additionals {
+            guard r.name.wire.withUnsafeBufferPointer({ Self.matters(r.type, owner: $0) }) else { continue }
+            var record = KeyedRecord(type: r.type, ttl: r.ttl, owner: names.intern(r.name))
+            switch r.data {
+            case .name(let t) where r.type == .ptr:
+                guard let t = t.wire.withUnsafeBufferPointer({ instanceTarget($0) }) else { continue }
+                record.target = t
+            case .srv(_, _, let port, let target):
+                record.target = names.intern(target)
+                record.port = port
+            case .txt(let txt): record.txt = .decoded(txt)
+            case .a(let a): record.address = .v4(a)
+            case .aaaa(let a): record.address = .v6(a)
+            default: continue
+            }
+            keyed.append(record)
+        }
+        return keyed
+    }
+
+    mutating func ingestResponse(_ keyed: [KeyedRecord], packet: DiscoveryPacket, frame: FrameRef) {
+        guard !keyed.isEmpty else { return }
+        let now = packet.timestamp
         // Only live capture needs to know which instances and hosts a packet touched.
         let events = options.collectEvents
         var touched: [NameID] = []
         var hostsTouched: [NameID] = []
-        for section in 0..<2 {
-            for record in section == 0 ? message.answers : message.additionals {
-                switch (record.type, record.data) {
-                case (.ptr, .name(let target)):
-                    let ownerKey = names.intern(record.name)
-                    guard let owner = names.shape(ownerKey), owner.kind != .instance else { continue }
-                    let key = names.intern(target)
-                    guard let t = names.shape(key), t.kind == .instance else { continue }
-                    keyed.append(KeyedRecord(type: record.type, ttl: record.ttl, owner: ownerKey, target: key))
-                    if events, !touched.contains(key) { touched.append(key) }
-                    let legacy = packet.legacyUnicast
-                    let ttl = record.ttl
-                    withInstance(key, packet: packet, frame: frame) { i in
-                        Self.note(ttl, in: &i.ptrTTLs)
-                        if ttl == 0 {
-                            i.leftAt = now
-                            i.leftFrame = frame
-                        } else {
-                            i.leftAt = nil
-                            i.leftFrame = nil
-                            // Legacy unicast answers cap TTLs at 10 s (RFC 6762 §6.7): not the true TTL.
-                            if !legacy { i.ptrTTL = ttl }
-                            if !i.browseNames.contains(ownerKey) {
-                                i.browseNames.append(ownerKey)
-                                if owner.kind == .subtype, case .subtype(let app)? = CastName(record.name) {
-                                    i.appIDs.insert(app)
-                                }
+        for k in keyed {
+            let ttl = k.ttl
+            switch k.type {
+            case .ptr:
+                guard let key = k.target else { continue }
+                let ownerKey = k.owner
+                let ownerKind = names.shape(ownerKey)?.kind
+                if events, !touched.contains(key) { touched.append(key) }
+                let legacy = packet.legacyUnicast
+                let ownerName = ownerKind == .subtype ? names.name(ownerKey) : nil
+                withInstance(key, packet: packet, frame: frame) { i in
+                    Self.note(ttl, in: &i.ptrTTLs)
+                    if ttl == 0 {
+                        i.leftAt = now
+                        i.leftFrame = frame
+                    } else {
+                        i.leftAt = nil
+                        i.leftFrame = nil
+                        // Legacy unicast answers cap TTLs at 10 s (RFC 6762 §6.7): not the true TTL.
+                        if !legacy { i.ptrTTL = ttl }
+                        if !i.browseNames.contains(ownerKey) {
+                            i.browseNames.append(ownerKey)
+                            if let ownerName, case .subtype(let app)? = CastName(ownerName) {
+                                i.appIDs.insert(app)
                             }
                         }
                     }
-                case (.srv, .srv(_, _, let port, let target)):
-                    let key = names.intern(record.name)
-                    guard let shape = names.shape(key), shape.kind == .instance else { continue }
-                    let targetKey = names.intern(target)
-                    keyed.append(KeyedRecord(type: record.type, ttl: record.ttl, owner: key, target: targetKey))
-                    if events, !touched.contains(key) { touched.append(key) }
-                    let ttl = record.ttl
-                    withInstance(key, packet: packet, frame: frame) { i in
-                        Self.note(ttl, in: &i.srvTTLs)
-                        if ttl > 0 {
-                            if i.srvHost != targetKey || i.srvTarget?.wire != target.wire { i.srvTarget = target }
-                            i.srvHost = targetKey
-                            i.srvPort = port
-                        }
-                    }
-                case (.txt, .txt(let txt)):
-                    let key = names.intern(record.name)
-                    guard let shape = names.shape(key), shape.kind == .instance else { continue }
-                    keyed.append(KeyedRecord(type: record.type, ttl: record.ttl, owner: key, target: nil))
-                    if events, !touched.contains(key) { touched.append(key) }
-                    let ttl = record.ttl
-                    withInstance(key, packet: packet, frame: frame) { i in
-                        Self.note(ttl, in: &i.txtTTLs)
-                        // Parse the Cast keys only when the record changed.
-                        if ttl > 0, i.rawTXT != txt {
-                            i.rawTXT = txt
-                            i.txt = CastTXT(txt)
-                        }
-                    }
-                case (.a, .a(let a)):
-                    let host = names.intern(record.name)
-                    keyed.append(KeyedRecord(type: record.type, ttl: record.ttl, owner: host, target: nil))
-                    if events, !hostsTouched.contains(host) { hostsTouched.append(host) }
-                    addAddress(.v4(a), host: host, ttl: record.ttl, frame: frame)
-                case (.aaaa, .aaaa(let a)):
-                    let host = names.intern(record.name)
-                    keyed.append(KeyedRecord(type: record.type, ttl: record.ttl, owner: host, target: nil))
-                    if events, !hostsTouched.contains(host) { hostsTouched.append(host) }
-                    addAddress(.v6(a), host: host, ttl: record.ttl, frame: frame)
-                default:
-                    continue
                 }
+            case .srv:
+                guard let host = k.target else { continue }
+                if events, !touched.contains(k.owner) { touched.append(k.owner) }
+                let port = k.port
+                let target = names.name(host)
+                withInstance(k.owner, packet: packet, frame: frame) { i in
+                    Self.note(ttl, in: &i.srvTTLs)
+                    if ttl > 0 {
+                        i.srvTarget = target
+                        i.srvHost = host
+                        i.srvPort = port
+                    }
+                }
+            case .txt:
+                if events, !touched.contains(k.owner) { touched.append(k.owner) }
+                let txt = k.txt
+                withInstance(k.owner, packet: packet, frame: frame) { i in
+                    Self.note(ttl, in: &i.txtTTLs)
+                    // Parse the Cast keys only when the record changed.
+                    guard ttl > 0 else { return }
+                    switch txt {
+                    case .wire(let bytes):
+                        if i.rawTXT.map({ !Self.equal($0, bytes) }) ?? true {
+                            i.rawTXT = Array(bytes)
+                            i.txt = CastTXT(TXTRecord(wire: bytes))
+                        }
+                    case .decoded(let record):
+                        let wire = record.wire
+                        if i.rawTXT != wire {
+                            i.rawTXT = wire
+                            i.txt = CastTXT(record)
+                        }
+                    case .none:
+                        break
+                    }
+                }
+            case .a, .aaaa:
+                guard let address = k.address else { continue }
+                if events, !hostsTouched.contains(k.owner) { hostsTouched.append(k.owner) }
+                addAddress(address, host: k.owner, ttl: ttl, frame: frame)
+            default:
+                continue
             }
         }
-        guard !keyed.isEmpty else { return }
         // What each client could receive of it.
         for index in sessionClients where canReceive(packet, client: clients[index].address) {
             updateClient(index, records: keyed, time: now, frame: frame)
         }
         if events { emitDeviceEvents(touched: touched, hostsTouched: hostsTouched, time: now, frame: frame) }
+    }
+
+    /// Whether stored bytes equal borrowed ones.
+    static func equal(_ a: [UInt8], _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBytes { x in
+            var i = 0
+            while i + 8 <= x.count {
+                if x.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    != b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                {
+                    return false
+                }
+                i += 8
+            }
+            while i < x.count {
+                if x[i] != b[i] { return false }
+                i += 1
+            }
+            return true
+        }
     }
 
     /// Adds a TTL to a short list of distinct values.
@@ -525,31 +642,85 @@ public struct DiscoveryTracker {
 
     // MARK: Queries: what clients asked
 
-    mutating func ingestQuery(_ message: DNSMessage, packet: DiscoveryPacket, frame: FrameRef) {
+    /// What the tracker needs of a query: its Cast questions and the PTR records it lists as
+    /// known answers, names interned.
+    struct KeyedQuery {
+        /// Records in the authority section: a probe (RFC 6762 §8.2), not a sender browsing.
+        var isProbe = false
+        var questions: [(key: NameID, kind: CastName.Kind, unicastResponse: Bool)] = []
+        /// PTR records under a Cast browse name (RFC 6762 §7.1).
+        var knownAnswers: [KnownAnswer] = []
+    }
+
+    /// Interns a question name if it is a Cast browse name.
+    mutating func castQuestion(_ w: UnsafeBufferPointer<UInt8>) -> (NameID, CastName.Kind)? {
+        guard let shape = CastName.shape(w), shape.kind != .instance else { return nil }
+        return (names.intern(wire: w), shape.kind)
+    }
+
+    /// The owner of a possible known answer: a Cast browse name already interned (asked).
+    func knownAnswerOwner(_ owner: UnsafeBufferPointer<UInt8>) -> NameID? {
+        guard let id = names.lookup(wire: owner), names.shape(id).map({ $0.kind != .instance }) == true else {
+            return nil
+        }
+        return id
+    }
+
+    /// A query read in place.
+    mutating func keyedQuery(_ view: DNSMessageView, scratch: UnsafeMutableRawBufferPointer) -> KeyedQuery {
+        var q = KeyedQuery()
+        guard view.recordCount(in: .authority) == 0 else {
+            q.isProbe = true
+            return q
+        }
+        view.forEachQuestion { question in
+            if let (key, kind) = castQuestion(view.name(at: question.nameOffset, into: scratch)) {
+                q.questions.append((key, kind, question.unicastResponse))
+            }
+        }
+        guard !q.questions.isEmpty else { return q }
+        view.forEachRecord { r in
+            guard r.section == .answer, r.type == .ptr else { return }
+            guard let owner = knownAnswerOwner(view.name(at: r.nameOffset, into: scratch)) else { return }
+            let instance = names.intern(wire: view.name(at: view.rdataNameOffset(r), into: scratch))
+            q.knownAnswers.append(KnownAnswer(owner: owner, instance: instance, ttl: r.ttl))
+        }
+        return q
+    }
+
+    /// A decoded query.
+    mutating func keyedQuery(_ message: DNSMessage) -> KeyedQuery {
+        var q = KeyedQuery()
+        guard message.authorities.isEmpty else {
+            q.isProbe = true
+            return q
+        }
+        for question in message.questions {
+            if let (key, kind) = question.name.wire.withUnsafeBufferPointer({ castQuestion($0) }) {
+                q.questions.append((key, kind, question.unicastResponse))
+            }
+        }
+        guard !q.questions.isEmpty else { return q }
+        for record in message.answers where record.type == .ptr {
+            guard case .name(let target) = record.data else { continue }
+            guard let owner = record.name.wire.withUnsafeBufferPointer({ knownAnswerOwner($0) }) else { continue }
+            q.knownAnswers.append(KnownAnswer(owner: owner, instance: names.intern(target), ttl: record.ttl))
+        }
+        return q
+    }
+
+    mutating func ingestQuery(_ query: KeyedQuery, packet: DiscoveryPacket, frame: FrameRef) {
         // A query with records in its authority section is a probe (RFC 6762 §8.2): a
         // responder checking its own names, not a sender browsing.
-        guard message.authorities.isEmpty else { return }
-        var castQuestions: [(question: DNSQuestion, key: NameID, kind: CastName.Kind)] = []
-        for q in message.questions where CastName.shape(q.name.wire).map({ $0.kind != .instance }) == true {
-            let key = names.intern(q.name)
-            castQuestions.append((q, key, names.shape(key)!.kind))
-        }
-        guard !castQuestions.isEmpty else { return }
+        guard !query.isProbe, !query.questions.isEmpty else { return }
         let address = packet.source
         guard options.clients.isEmpty || options.clients.contains(address) else { return }
         let now = packet.timestamp
         let index = clientIndex(address, packet: packet)
         closeExpiredQuery(index, now: now)
         var names: [NameID] = []
-        for q in castQuestions where !names.contains(q.key) { names.append(q.key) }
-        // Known answers: PTR records under a Cast browse name (RFC 6762 §7.1).
-        var ptrAnswers: [KnownAnswer] = []
-        for record in message.answers where record.type == .ptr {
-            guard case .name(let target) = record.data, let owner = self.names.lookup(record.name),
-                self.names.shape(owner).map({ $0.kind != .instance }) == true
-            else { continue }
-            ptrAnswers.append(KnownAnswer(owner: owner, instance: self.names.intern(target), ttl: record.ttl))
-        }
+        for q in query.questions where !names.contains(q.key) { names.append(q.key) }
+        let ptrAnswers = query.knownAnswers
         var c = takeClient(index)
         defer { clients[index] = c }
         c.queries += 1
@@ -557,11 +728,11 @@ public struct DiscoveryTracker {
             c.legacyUnicast = true
             if c.firstLegacyFrame == nil { c.firstLegacyFrame = frame }
         }
-        for q in castQuestions {
-            if q.question.unicastResponse { c.qu += 1 } else { c.qm += 1 }
+        for q in query.questions {
+            if q.unicastResponse { c.qu += 1 } else { c.qm += 1 }
             // The app ID's text only when this name is new for the client.
             if q.kind == .subtype, c.subtypeNamesAsked.insert(q.key).inserted,
-                case .subtype(let app)? = CastName(q.question.name)
+                case .subtype(let app)? = CastName(self.names.name(q.key))
             {
                 c.appIDs.insert(app)
             }
@@ -585,7 +756,7 @@ public struct DiscoveryTracker {
                 events.append(
                     .sessionStarted(
                         client: address, time: now, frame: frame,
-                        names: castQuestions.map { $0.question.name.description }))
+                        names: query.questions.map { self.names.name($0.key).description }))
             }
             c.lastIntervalInSession = nil
         }

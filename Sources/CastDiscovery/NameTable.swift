@@ -48,31 +48,40 @@ struct NameTable {
 
     /// The ID of `name`, interning it if it is new.
     mutating func intern(_ name: DNSName) -> NameID {
-        let wire = name.wire
-        return wire.withUnsafeBufferPointer { w in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: w.count + 8) { buffer in
-                let lower = UnsafeMutableBufferPointer(rebasing: buffer[0..<w.count])
-                let hash = Self.lowerAndHash(w, into: buffer, seed: seed)
-                if let found = find(UnsafeBufferPointer(lower), hash: hash) { return found }
-                let id = NameID(raw: Int32(names.count))
-                names.append(name)
-                shapes.append(CastName.shape(wire))
-                spans.append((lowered.count, w.count))
-                lowered.append(contentsOf: lower)
-                hashes.append(hash)
-                if names.count * 2 > slots.count { grow() } else { place(id, hash: hash) }
-                return id
-            }
+        name.wire.withUnsafeBufferPointer { w in intern(wire: w) { name } }
+    }
+
+    /// The ID of the name with these length-prefixed labels, interning it if it is new.
+    mutating func intern(wire w: UnsafeBufferPointer<UInt8>) -> NameID {
+        intern(wire: w) { DNSName(wire: Array(w)) }
+    }
+
+    private mutating func intern(wire w: UnsafeBufferPointer<UInt8>, _ make: () -> DNSName) -> NameID {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: w.count + 8) { buffer in
+            let lower = UnsafeBufferPointer(rebasing: buffer[0..<w.count])
+            let hash = Self.lowerAndHash(w, into: buffer, seed: seed)
+            if let found = find(lower, hash: hash) { return found }
+            let id = NameID(raw: Int32(names.count))
+            names.append(make())
+            shapes.append(CastName.shape(w))
+            spans.append((lowered.count, w.count))
+            lowered.append(contentsOf: lower)
+            hashes.append(hash)
+            if names.count * 2 > slots.count { grow() } else { place(id, hash: hash) }
+            return id
         }
     }
 
     /// The ID of `name` if it was interned.
     func lookup(_ name: DNSName) -> NameID? {
-        name.wire.withUnsafeBufferPointer { w in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: w.count + 8) { buffer in
-                let hash = Self.lowerAndHash(w, into: buffer, seed: seed)
-                return find(UnsafeBufferPointer(rebasing: buffer[0..<w.count]), hash: hash)
-            }
+        name.wire.withUnsafeBufferPointer { lookup(wire: $0) }
+    }
+
+    /// The ID of the name with these length-prefixed labels if it was interned.
+    func lookup(wire w: UnsafeBufferPointer<UInt8>) -> NameID? {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: w.count + 8) { buffer in
+            let hash = Self.lowerAndHash(w, into: buffer, seed: seed)
+            return find(UnsafeBufferPointer(rebasing: buffer[0..<w.count]), hash: hash)
         }
     }
 

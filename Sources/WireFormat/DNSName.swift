@@ -93,9 +93,56 @@ public struct DNSName: Hashable, Sendable, CustomStringConvertible {
     /// terminates. The expanded name may not exceed 255 octets, and the reserved label types
     /// `01` and `10` are rejected.
     public static func decode(_ message: inout ByteCursor) throws(DecodeError) -> DNSName {
-        let nameStart = message.offset
         var wire: [UInt8] = []
         wire.reserveCapacity(64)  // most names fit: one allocation instead of several
+        try walk(&message) { length, label in
+            wire.append(length)
+            wire.append(contentsOf: label)
+        }
+        return DNSName(wire: wire)
+    }
+
+    /// Checks a possibly compressed name exactly as ``decode(_:)`` does and moves past it,
+    /// without building it.
+    public static func skip(_ message: inout ByteCursor) throws(DecodeError) {
+        try walk(&message) { _, _ in }
+    }
+
+    /// Decompresses the name at `offset` of `message` into `buffer` (at least
+    /// ``maximumWireLength`` bytes) as length-prefixed labels without the root label, and
+    /// returns its length. For names already checked by ``skip(_:)`` or ``decode(_:)``; a name
+    /// that fails is cut where it failed.
+    public static func expand(at offset: Int, in message: ByteCursor, into buffer: UnsafeMutableRawBufferPointer) -> Int
+    {
+        var c = message
+        c.offset = offset
+        var n = 0
+        do throws(DecodeError) {
+            try walk(&c) { length, label in
+                guard n + 1 + label.count <= buffer.count else { return }
+                buffer[n] = length
+                UnsafeMutableRawBufferPointer(rebasing: buffer[(n + 1)..<(n + 1 + label.count)]).copyMemory(from: label)
+                n += 1 + label.count
+            }
+        } catch {}
+        return n
+    }
+
+    /// Walks a possibly compressed name at the cursor's position, calling `label` with each
+    /// label's length byte and bytes, leftmost first.
+    ///
+    /// `message` must span the whole DNS message (pointers are offsets into it); on return it
+    /// is positioned after the name's bytes at its original location.
+    ///
+    /// Loop protection is tcpdump's rule: every compression pointer must point strictly before
+    /// the lowest offset visited so far, starting with the name's own start, so decoding always
+    /// terminates. The expanded name may not exceed 255 octets, and the reserved label types
+    /// `01` and `10` are rejected.
+    @inline(__always)
+    static func walk(
+        _ message: inout ByteCursor, _ label: (_ length: UInt8, _ bytes: UnsafeRawBufferPointer) -> Void
+    ) throws(DecodeError) {
+        let nameStart = message.offset
         var wireLength = 1  // the root label
         var reader = message
         var lowestVisited = nameStart
@@ -107,13 +154,12 @@ public struct DNSName: Hashable, Sendable, CustomStringConvertible {
             case 0x00:
                 if length == 0 {
                     if !jumped { message = reader }
-                    return DNSName(wire: wire)
+                    return
                 }
                 wireLength += Int(length) + 1
                 guard wireLength <= maximumWireLength else { throw .nameTooLong(offset: message.base + nameStart) }
-                let label = try reader.readSlice(Int(length))
-                wire.append(length)
-                wire.append(contentsOf: label.bytes)
+                let slice = try reader.readSlice(Int(length))
+                label(length, slice.bytes)
             case 0xC0:
                 let low = try reader.readUInt8()
                 let target = Int(length & 0x3F) << 8 | Int(low)

@@ -91,30 +91,56 @@ public struct DiscoveryDecoder {
     public mutating func decode(
         frame: Int, timestamp: Timestamp, bytes: UnsafeRawBufferPointer, originalLength: Int
     ) -> DiscoveryPacket? {
+        var result: DiscoveryPacket?
+        decodeFrame(frame: frame, timestamp: timestamp, bytes: bytes, originalLength: originalLength, materialize: true)
+        { packet, _ in result = packet }
+        return result
+    }
+
+    /// Decodes one frame without materialising its mDNS message: the analysis hot path.
+    ///
+    /// For a discovery frame, `body` gets the packet and, for mDNS with a whole header, a
+    /// ``DNSMessageView`` over the message checked in place (``DNSMessageView/check(_:)``
+    /// finds the same faults as the full decode, so `packet.error` and the statistics are the
+    /// same). The packet's mDNS payload is left undecoded (`.mdns(nil)`): read the message
+    /// through the view, which is only valid during the call. SSDP is decoded as usual.
+    public mutating func decodeInPlace(
+        frame: Int, timestamp: Timestamp, bytes: UnsafeRawBufferPointer, originalLength: Int,
+        _ body: (DiscoveryPacket, DNSMessageView?) -> Void
+    ) {
+        decodeFrame(
+            frame: frame, timestamp: timestamp, bytes: bytes, originalLength: originalLength, materialize: false, body)
+    }
+
+    @inline(__always)
+    mutating func decodeFrame(
+        frame: Int, timestamp: Timestamp, bytes: UnsafeRawBufferPointer, originalLength: Int, materialize: Bool,
+        _ body: (DiscoveryPacket, DNSMessageView?) -> Void
+    ) {
         counts.frames += 1
         let link: LinkFrame
         do throws(DecodeError) {
             link = try LinkLayer.decode(linkType, frame: ByteCursor(bytes), originalLength: originalLength)
         } catch {
             counts.undecodableFrames += 1
-            return nil
+            return
         }
         if link.protectedWiFi {
             counts.wifiDataFrames += 1
             counts.protectedWiFiFrames += 1
-            return nil
+            return
         }
         if linkType.isWiFi, link.etherType != .none { counts.wifiDataFrames += 1 }
         if link.rawIPInEthernet { counts.rawIPInEthernetFrames += 1 }
-        guard link.etherType == .ipv4 || link.etherType == .ipv6 else { return nil }
+        guard link.etherType == .ipv4 || link.etherType == .ipv6 else { return }
         let ip: IPPacket
         do throws(DecodeError) {
             ip = try IPPacket.decode(link.etherType, link.payload)
         } catch {
             counts.undecodableFrames += 1
-            return nil
+            return
         }
-        guard ip.proto == .udp else { return nil }
+        guard ip.proto == .udp else { return }
 
         if let fragment = ip.fragment {
             let key = FragmentReassembler.Key(
@@ -129,15 +155,17 @@ public struct DiscoveryDecoder {
                     sourcePort: ports.source, destination: ip.destination, destinationPort: ports.destination,
                     time: timestamp, searchers: watched)
             }
-            guard case .complete(let datagram) = outcome else { return nil }
-            return datagram.payload.withUnsafeBytes { raw in
+            guard case .complete(let datagram) = outcome else { return }
+            datagram.payload.withUnsafeBytes { raw in
                 decodeUDP(
                     ByteCursor(raw), ip: ip, ttl: datagram.ttl, link: link, frame: frame, timestamp: timestamp,
-                    fragmentFrames: datagram.frames)
+                    fragmentFrames: datagram.frames, materialize: materialize, body)
             }
+            return
         }
-        return decodeUDP(
-            ip.payload, ip: ip, ttl: ip.ttl, link: link, frame: frame, timestamp: timestamp, fragmentFrames: [])
+        decodeUDP(
+            ip.payload, ip: ip, ttl: ip.ttl, link: link, frame: frame, timestamp: timestamp, fragmentFrames: [],
+            materialize: materialize, body)
     }
 
     /// Whether a UDP datagram with these ports is discovery traffic.
@@ -161,8 +189,8 @@ public struct DiscoveryDecoder {
 
     mutating func decodeUDP(
         _ cursor: ByteCursor, ip: IPPacket, ttl: UInt8, link: LinkFrame, frame: Int, timestamp: Timestamp,
-        fragmentFrames: [Int]
-    ) -> DiscoveryPacket? {
+        fragmentFrames: [Int], materialize: Bool, _ body: (DiscoveryPacket, DNSMessageView?) -> Void
+    ) {
         let udp: UDPDatagram
         do throws(DecodeError) {
             udp = try UDPDatagram.decode(cursor)
@@ -174,7 +202,7 @@ public struct DiscoveryDecoder {
                     time: timestamp, searchers: searchers)
             else {
                 counts.undecodableFrames += 1
-                return nil
+                return
             }
             let isMDNS = ports.source == Self.mdnsPort || ports.destination == Self.mdnsPort
             var packet = makePacket(
@@ -183,7 +211,8 @@ public struct DiscoveryDecoder {
                 fragmentFrames: fragmentFrames)
             packet.error = PacketError(layer: .udp, error: error)
             count(packet)
-            return packet
+            body(packet, nil)
+            return
         }
         let isMDNS = udp.sourcePort == Self.mdnsPort || udp.destinationPort == Self.mdnsPort
         var answersSearch: Int?
@@ -193,7 +222,7 @@ public struct DiscoveryDecoder {
                 let search = Self.watchedSearch(
                     destination: ip.destination, port: udp.destinationPort, time: timestamp, searchers: searchers),
                 SSDPMessage.looksLikeResponse(udp.payload)
-            else { return nil }
+            else { return }
             answersSearch = search
         }
         var packet = makePacket(
@@ -205,13 +234,23 @@ public struct DiscoveryDecoder {
         // A DNS message's compression offsets are relative to its own first byte.
         let message = ByteCursor(
             UnsafeRawBufferPointer(rebasing: udp.payload.bytes[udp.payload.offset...]), base: udp.payload.position)
+        var view: DNSMessageView?
         if isMDNS {
-            let (decoded, error) = DNSMessage.decodePartial(message)
-            packet.payload = .mdns(decoded)
-            if let error { packet.error = PacketError(layer: .dns, error: error) }
-            if let decoded {
+            let isResponse: Bool?
+            if materialize {
+                let (decoded, error) = DNSMessage.decodePartial(message)
+                packet.payload = .mdns(decoded)
+                if let error { packet.error = PacketError(layer: .dns, error: error) }
+                isResponse = decoded?.isResponse
+            } else {
+                let (checked, error) = DNSMessageView.check(message)
+                if let error { packet.error = PacketError(layer: .dns, error: error) }
+                view = checked
+                isResponse = checked?.isResponse
+            }
+            if let isResponse {
                 packet.legacyUnicast =
-                    decoded.isResponse
+                    isResponse
                     ? udp.sourcePort == Self.mdnsPort && udp.destinationPort != Self.mdnsPort
                     : udp.sourcePort != Self.mdnsPort
             }
@@ -228,7 +267,7 @@ public struct DiscoveryDecoder {
             }
         }
         count(packet)
-        return packet
+        body(packet, view)
     }
 
     mutating func watchSearcher(_ key: SearcherKey, frame: Int, time: Timestamp) {

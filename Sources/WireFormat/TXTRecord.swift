@@ -61,3 +61,30 @@ public struct TXTRecord: Hashable, Sendable {
         return String(decoding: v, as: UTF8.self)
     }
 }
+
+extension TXTRecord {
+    /// Parses TXT rdata: length-prefixed character-strings (a string running past the end is
+    /// cut there; rdata checked by ``DNSMessageView/check(_:)`` has none).
+    public init(wire: UnsafeRawBufferPointer) {
+        var strings: [[UInt8]] = []
+        var i = 0
+        while i < wire.count {
+            let n = Int(wire[i])
+            let end = Swift.min(i + 1 + n, wire.count)
+            strings.append(Array(wire[(i + 1)..<end]))
+            i = end
+        }
+        self.init(strings: strings)
+    }
+
+    /// The rdata form: each string with its length byte (strings longer than 255 bytes cut).
+    public var wire: [UInt8] {
+        var out: [UInt8] = []
+        for s in strings {
+            let n = Swift.min(s.count, 255)
+            out.append(UInt8(n))
+            out += s.prefix(n)
+        }
+        return out
+    }
+}

@@ -157,7 +157,9 @@ enum AnalyzeCommand {
                 queue.async(group: group) {
                     var (run, shared) = task.value
                     var tracker = DiscoveryTracker(options: options)
-                    while let packet = run.nextPacket(progress: shared) { tracker.ingest(packet, capture: index) }
+                    run.forEachPacketInPlace(progress: shared) { packet, message in
+                        tracker.ingest(packet, message: message, capture: index)
+                    }
                     results.store(index, (run, tracker.finish()))
                 }
             }

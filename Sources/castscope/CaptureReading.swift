@@ -78,6 +78,28 @@ struct CaptureRun {
         }
     }
 
+    /// Decodes every remaining record in place, calling `body` for each discovery packet with
+    /// its mDNS message read over the borrowed bytes (the analysis hot path: nothing is
+    /// materialised). Every 4096 records the shared `progress` is updated.
+    mutating func forEachPacketInPlace(
+        progress: ReadProgress? = nil, _ body: (DiscoveryPacket, DNSMessageView?) -> Void
+    ) {
+        var decoder = self.decoder
+        defer { self.decoder = decoder }
+        while true {
+            if let progress, file.recordsRead & 4095 == 0 {
+                progress.packets.store(file.recordsRead, ordering: .relaxed)
+                if let b = file.bytesRead { progress.bytes.store(b, ordering: .relaxed) }
+            }
+            let next = file.nextRecord { frame, header, bytes in
+                decoder.decodeInPlace(
+                    frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength, body
+                )
+            }
+            if case .end = next { return }
+        }
+    }
+
     /// The warnings for the file once it has been read.
     var finalNotes: [String] {
         Self.notes(records: file.recordsRead, end: file.end ?? .endOfFile, statistics: decoder.statistics)
