@@ -378,7 +378,9 @@ public struct DiscoveryTracker {
         keyed.reserveCapacity(view.recordCount(in: .answer) + view.recordCount(in: .additional))
         view.forEachRecord { r in
             // Answers and additionals carry records; the authority section is for probes.
-            guard r.section != .authority,
+            // (Sections compared by pattern: `==` on a String-backed enum compares raw strings.)
+            if case .authority = r.section { return }
+            guard
                 case let ownerName = view.name(at: r.nameOffset, into: scratch), Self.matters(r.type, owner: ownerName)
             else { return }
             let owner = names.intern(wire: ownerName)
@@ -680,7 +682,7 @@ public struct DiscoveryTracker {
         }
         guard !q.questions.isEmpty else { return q }
         view.forEachRecord { r in
-            guard r.section == .answer, r.type == .ptr else { return }
+            guard case .answer = r.section, r.type == .ptr else { return }
             guard let owner = knownAnswerOwner(view.name(at: r.nameOffset, into: scratch)) else { return }
             let instance = names.intern(wire: view.name(at: view.rdataNameOffset(r), into: scratch))
             q.knownAnswers.append(KnownAnswer(owner: owner, instance: instance, ttl: r.ttl))
