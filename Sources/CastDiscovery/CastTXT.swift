@@ -35,23 +35,28 @@ public struct CastTXT: Hashable, Sendable {
 
     /// Reads the Cast keys from a TXT record.
     public init(_ record: TXTRecord) {
-        entries = record.entries.map { e in
-            (
-                DNSText.escape(e.key, quote: false, escapeDot: false),
-                e.value.map { DNSText.escape($0, quote: false, escapeDot: false) }
-            )
+        let raw = record.entries
+        var entries: [(key: String, value: String?)] = []
+        entries.reserveCapacity(raw.count)
+        func lower(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b | 0x20 : b }
+        for e in raw {
+            let value = e.value.map { DNSText.escape($0, quote: false, escapeDot: false) }
+            entries.append((DNSText.escape(e.key, quote: false, escapeDot: false), value))
+            // The Cast keys are two ASCII letters; keys are distinct ignoring case (first wins).
+            guard e.key.count == 2 else { continue }
+            switch (lower(e.key[0]), lower(e.key[1])) {
+            case (0x69, 0x64): id = value  // id
+            case (0x66, 0x6E): friendlyName = value  // fn
+            case (0x6D, 0x64): model = value  // md
+            case (0x76, 0x65): version = value  // ve
+            case (0x73, 0x74): status = value  // st
+            case (0x72, 0x73): runningApp = value  // rs
+            case (0x69, 0x63): icon = value  // ic
+            case (0x63, 0x61): capabilityBits = value.flatMap { Int($0.trimmingSpaces) }  // ca
+            default: break
+            }
         }
-        func value(_ key: String) -> String? {
-            entries.first { $0.key.lowercased() == key }?.value ?? nil
-        }
-        id = value("id")
-        friendlyName = value("fn")
-        model = value("md")
-        version = value("ve")
-        status = value("st")
-        runningApp = value("rs")
-        icon = value("ic")
-        capabilityBits = value("ca").flatMap { Int($0.trimmingSpaces) }
+        self.entries = entries
     }
 
     /// Status in words: `idle` for 0, `busy` for 1, else the raw value.

@@ -311,11 +311,12 @@ public struct DiscoveryTracker {
         }
         if let view {
             // One scratch buffer per packet for the names expanded from the wire.
-            withUnsafeTemporaryAllocation(byteCount: DNSName.maximumWireLength + 1, alignment: 8) { scratch in
+            withUnsafeTemporaryAllocation(byteCount: MessageNames.scratchBytes, alignment: 8) { scratch in
+                var names = MessageNames(view: view, scratch: scratch)
                 if view.isResponse {
-                    ingestResponse(keyedRecords(view, scratch: scratch), packet: packet, frame: frame)
+                    ingestResponse(keyedRecords(&names), packet: packet, frame: frame)
                 } else {
-                    ingestQuery(keyedQuery(view, scratch: scratch), packet: packet, frame: frame)
+                    ingestQuery(keyedQuery(&names), packet: packet, frame: frame)
                 }
             }
         } else if let message = packet.mdns {
@@ -355,15 +356,39 @@ public struct DiscoveryTracker {
         case decoded(TXTRecord)
     }
 
-    /// Whether a response record with this type and owner matters to Cast discovery: PTR
-    /// from a Cast browse name, SRV/TXT of a Cast instance, any A/AAAA.
-    static func matters(_ type: DNSRecordType, owner: UnsafeBufferPointer<UInt8>) -> Bool {
-        switch type {
-        case .ptr: return CastName.shape(owner).map { $0.kind != .instance } ?? false
-        case .srv, .txt: return CastName.shape(owner)?.kind == .instance
-        case .a, .aaaa: return true
-        default: return false
+    /// What a name must be for its record to matter.
+    enum NameRequirement {
+        /// A Cast browse name (service type or app subtype).
+        case browse
+        /// A Cast instance name.
+        case instance
+        /// Any name (A/AAAA owners, SRV targets).
+        case any
+
+        func accepts(_ kind: CastName.Kind?) -> Bool {
+            switch self {
+            case .browse: return kind != nil && kind != .instance
+            case .instance: return kind == .instance
+            case .any: return true
+            }
         }
+    }
+
+    /// What a response record's owner must be for it to matter to Cast discovery: PTR from a
+    /// Cast browse name, SRV/TXT of a Cast instance, any A/AAAA; `nil`: the type never matters.
+    static func ownerRequirement(_ type: DNSRecordType) -> NameRequirement? {
+        switch type {
+        case .ptr: return .browse
+        case .srv, .txt: return .instance
+        case .a, .aaaa: return .any
+        default: return nil
+        }
+    }
+
+    /// Whether a response record with this type and owner matters to Cast discovery.
+    static func matters(_ type: DNSRecordType, owner: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let requirement = ownerRequirement(type) else { return false }
+        return requirement == .any || requirement.accepts(CastName.shape(owner)?.kind)
     }
 
     /// Interns a PTR target if it is a Cast instance name.
@@ -372,25 +397,36 @@ public struct DiscoveryTracker {
         return names.intern(wire: w)
     }
 
+    /// Interns the name at `offset` of a message read in place if it meets `requirement`.
+    /// A name that is a compression pointer to one interned before in the same message costs
+    /// a lookup in `n`, not an expansion and a hash.
+    mutating func intern(at offset: Int, _ n: inout MessageNames, _ requirement: NameRequirement) -> NameID? {
+        let start = n.start(of: offset)
+        if let id = n.remembered(start) { return requirement.accepts(names.shape(id)?.kind) ? id : nil }
+        // Interned first, classified from the table (once per distinct name, not per use).
+        let id = names.intern(wire: n.expand(offset))
+        n.remember(start, id)
+        return requirement.accepts(names.shape(id)?.kind) ? id : nil
+    }
+
     /// The answer and additional records of a message read in place.
-    mutating func keyedRecords(_ view: DNSMessageView, scratch: UnsafeMutableRawBufferPointer) -> [KeyedRecord] {
+    mutating func keyedRecords(_ n: inout MessageNames) -> [KeyedRecord] {
+        let view = n.view
         var keyed: [KeyedRecord] = []
         keyed.reserveCapacity(view.recordCount(in: .answer) + view.recordCount(in: .additional))
         view.forEachRecord { r in
             // Answers and additionals carry records; the authority section is for probes.
             // (Sections compared by pattern: `==` on a String-backed enum compares raw strings.)
             if case .authority = r.section { return }
-            guard
-                case let ownerName = view.name(at: r.nameOffset, into: scratch), Self.matters(r.type, owner: ownerName)
+            guard let requirement = Self.ownerRequirement(r.type), let owner = intern(at: r.nameOffset, &n, requirement)
             else { return }
-            let owner = names.intern(wire: ownerName)
             var record = KeyedRecord(type: r.type, ttl: r.ttl, owner: owner)
             switch r.type {
             case .ptr:
-                guard let t = instanceTarget(view.name(at: view.rdataNameOffset(r), into: scratch)) else { return }
+                guard let t = intern(at: view.rdataNameOffset(r), &n, .instance) else { return }
                 record.target = t
             case .srv:
-                record.target = names.intern(wire: view.name(at: view.rdataNameOffset(r), into: scratch))
+                record.target = intern(at: view.rdataNameOffset(r), &n, .any)
                 record.port = view.srvPort(r)
             case .txt: record.txt = .wire(view.rdata(r))
             case .a: record.address = .v4(view.ipv4(r))
@@ -669,22 +705,28 @@ public struct DiscoveryTracker {
     }
 
     /// A query read in place.
-    mutating func keyedQuery(_ view: DNSMessageView, scratch: UnsafeMutableRawBufferPointer) -> KeyedQuery {
+    mutating func keyedQuery(_ n: inout MessageNames) -> KeyedQuery {
+        let view = n.view
         var q = KeyedQuery()
         guard view.recordCount(in: .authority) == 0 else {
             q.isProbe = true
             return q
         }
         view.forEachQuestion { question in
-            if let (key, kind) = castQuestion(view.name(at: question.nameOffset, into: scratch)) {
+            if let key = intern(at: question.nameOffset, &n, .browse), let kind = names.shape(key)?.kind {
                 q.questions.append((key, kind, question.unicastResponse))
             }
         }
         guard !q.questions.isEmpty else { return q }
         view.forEachRecord { r in
             guard case .answer = r.section, r.type == .ptr else { return }
-            guard let owner = knownAnswerOwner(view.name(at: r.nameOffset, into: scratch)) else { return }
-            let instance = names.intern(wire: view.name(at: view.rdataNameOffset(r), into: scratch))
+            // The owner must be a name asked (so already interned): looked up, not interned.
+            let start = n.start(of: r.nameOffset)
+            guard let owner = n.remembered(start) ?? knownAnswerOwner(n.expand(r.nameOffset)),
+                NameRequirement.browse.accepts(names.shape(owner)?.kind),
+                let instance = intern(at: view.rdataNameOffset(r), &n, .any)
+            else { return }
+            n.remember(start, owner)
             q.knownAnswers.append(KnownAnswer(owner: owner, instance: instance, ttl: r.ttl))
         }
         return q
@@ -954,5 +996,53 @@ public struct DiscoveryTracker {
             return String(rest.prefix { $0 != ":" })
         }
         return source.description
+    }
+}
+
+/// The names of one message read in place: a scratch buffer to expand them into, and where
+/// each name interned so far started, so that a compression pointer to it is recognised.
+struct MessageNames {
+    /// Scratch bytes: one expanded name, then the remembered starts.
+    static let scratchBytes = 256 + capacity * 8
+    static let capacity = 32
+
+    let view: DNSMessageView
+    let scratch: UnsafeMutableRawBufferPointer
+    private let starts: UnsafeMutablePointer<(offset: Int32, id: Int32)>
+    private var count = 0
+
+    init(view: DNSMessageView, scratch: UnsafeMutableRawBufferPointer) {
+        self.view = view
+        self.scratch = scratch
+        starts = (scratch.baseAddress! + 256).bindMemory(to: (offset: Int32, id: Int32).self, capacity: Self.capacity)
+    }
+
+    /// The offset where the name at `offset` really starts: past any leading compression
+    /// pointers (which, in a checked message, point strictly backwards).
+    func start(of offset: Int) -> Int {
+        let b = view.message.bytes
+        var o = offset
+        while o + 1 < b.count, b[o] & 0xC0 == 0xC0 {
+            let target = Int(b[o] & 0x3F) << 8 | Int(b[o + 1])
+            guard target < o else { break }
+            o = target
+        }
+        return o
+    }
+
+    func remembered(_ start: Int) -> NameID? {
+        for i in 0..<count where starts[i].offset == Int32(start) { return NameID(raw: starts[i].id) }
+        return nil
+    }
+
+    mutating func remember(_ start: Int, _ id: NameID) {
+        guard count < Self.capacity, remembered(start) == nil else { return }
+        starts[count] = (Int32(start), id.raw)
+        count += 1
+    }
+
+    /// The name at `offset`, expanded into the scratch buffer (valid until the next call).
+    func expand(_ offset: Int) -> UnsafeBufferPointer<UInt8> {
+        view.name(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: scratch[0..<256]))
     }
 }

@@ -28,13 +28,32 @@ public struct DNSRecordView {
     public var rdlength: Int
 }
 
+/// Room for where the questions and records of a checked message are (``DNSMessageView/check(_:index:)``),
+/// so that walking them again decodes nothing. One per decoder, reused for every message.
+public final class DNSMessageIndex {
+    /// Questions and records beyond this many are found by walking the message again.
+    public static let capacity = 64
+    let questions: UnsafeMutablePointer<DNSQuestionView>
+    let records: UnsafeMutablePointer<DNSRecordView>
+
+    public init() {
+        questions = .allocate(capacity: Self.capacity)
+        records = .allocate(capacity: Self.capacity)
+    }
+
+    deinit {
+        questions.deallocate()
+        records.deallocate()
+    }
+}
+
 /// A DNS message checked in place over borrowed bytes, then read without allocating.
 ///
 /// ``check(_:)`` applies exactly the rules of ``DNSMessage/decodePartial(_:)`` (the same
 /// faults at the same offsets; a test holds the two together) but builds nothing: it only
 /// records how many questions and records of each section are well-formed. The questions and
 /// records can then be walked (``forEachQuestion(_:)``, ``forEachRecord(_:)``) and their names
-/// expanded into a caller's buffer (``withName(at:_:)``). This is the analysis hot path: a
+/// expanded into a caller's buffer (``name(at:into:)``). This is the analysis hot path: a
 /// Cast tracker interns names straight from the wire and never materialises a
 /// ``DNSMessage``. The view is only valid while its bytes are.
 public struct DNSMessageView {
@@ -49,6 +68,9 @@ public struct DNSMessageView {
     public private(set) var decodedCounts: (Int, Int, Int, Int) = (0, 0, 0, 0)
     /// Offsets where the question section and each record section start.
     var sectionStarts: (Int, Int, Int, Int) = (12, 12, 12, 12)
+    /// The questions and records as found by the check, when they all fitted in the index.
+    var indexedQuestions: UnsafePointer<DNSQuestionView>?
+    var indexedRecords: UnsafePointer<DNSRecordView>?
 
     /// QR: this is a response.
     public var isResponse: Bool { flags & 0x8000 != 0 }
@@ -59,9 +81,22 @@ public struct DNSMessageView {
         self.flags = flags
     }
 
+    /// Sets what a check found (a view rebuilt from a ``DNSMessageArena``).
+    mutating func restore(decodedCounts: (Int, Int, Int, Int), sectionStarts: (Int, Int, Int, Int)) {
+        self.decodedCounts = decodedCounts
+        self.sectionStarts = sectionStarts
+    }
+
     /// Checks `message` the way ``DNSMessage/decodePartial(_:)`` decodes it.
+    /// - Parameters:
+    ///   - message: the DNS message (offset 0 at its header).
+    ///   - index: where to note each question and record found, so that ``forEachQuestion(_:)``
+    ///     and ``forEachRecord(_:)`` need not decode them again (the view is then only valid
+    ///     until `index` is used for another message).
     /// - Returns: the view (`nil` when even the 12-byte header is missing) and the first fault.
-    public static func check(_ message: ByteCursor) -> (view: DNSMessageView?, error: DecodeError?) {
+    public static func check(_ message: ByteCursor, index: DNSMessageIndex? = nil) -> (
+        view: DNSMessageView?, error: DecodeError?
+    ) {
         var c = message
         c.offset = 0
         var counts = (0, 0, 0, 0)
@@ -79,40 +114,62 @@ public struct DNSMessageView {
         }
         var view = DNSMessageView(message: c, id: id, flags: flags)
         view.sectionStarts = (c.offset, c.offset, c.offset, c.offset)
+        var recorded = 0
+        var error: DecodeError?
         do throws(DecodeError) {
             for _ in 0..<counts.0 {
+                let nameOffset = c.offset
                 try DNSName.skip(&c)
-                _ = try c.readUInt16()
-                _ = try c.readUInt16()
+                let type = try c.readUInt16()
+                let rawClass = try c.readUInt16()
+                if let index, view.decodedCounts.0 < DNSMessageIndex.capacity {
+                    index.questions[view.decodedCounts.0] = DNSQuestionView(
+                        nameOffset: nameOffset, type: DNSRecordType(rawValue: type), rawClass: rawClass)
+                }
                 view.decodedCounts.0 += 1
             }
             view.sectionStarts.1 = c.offset
             view.sectionStarts.2 = c.offset
             view.sectionStarts.3 = c.offset
-            for _ in 0..<counts.1 {
-                try skipRecord(&c)
-                view.decodedCounts.1 += 1
+            for s in 1...3 {
+                let section: DNSSection = s == 1 ? .answer : (s == 2 ? .authority : .additional)
+                let count = s == 1 ? counts.1 : (s == 2 ? counts.2 : counts.3)
+                for _ in 0..<count {
+                    let record = try checkRecord(&c, section: section)
+                    if let index, recorded < DNSMessageIndex.capacity { index.records[recorded] = record }
+                    recorded += 1
+                    switch s {
+                    case 1: view.decodedCounts.1 += 1
+                    case 2: view.decodedCounts.2 += 1
+                    default: view.decodedCounts.3 += 1
+                    }
+                }
+                if s == 1 {
+                    view.sectionStarts.2 = c.offset
+                    view.sectionStarts.3 = c.offset
+                } else if s == 2 {
+                    view.sectionStarts.3 = c.offset
+                }
             }
-            view.sectionStarts.2 = c.offset
-            view.sectionStarts.3 = c.offset
-            for _ in 0..<counts.2 {
-                try skipRecord(&c)
-                view.decodedCounts.2 += 1
-            }
-            view.sectionStarts.3 = c.offset
-            for _ in 0..<counts.3 {
-                try skipRecord(&c)
-                view.decodedCounts.3 += 1
-            }
-        } catch {
-            return (view, error)
+        } catch let e {
+            error = e
         }
-        return (view, nil)
+        if let index {
+            if view.decodedCounts.0 <= DNSMessageIndex.capacity {
+                view.indexedQuestions = UnsafePointer(index.questions)
+            }
+            if recorded <= DNSMessageIndex.capacity { view.indexedRecords = UnsafePointer(index.records) }
+        }
+        return (view, error)
     }
 
     /// Calls `body` with each well-formed question, in order.
     @inline(__always)
     public func forEachQuestion(_ body: (DNSQuestionView) -> Void) {
+        if let indexed = indexedQuestions {
+            for i in 0..<decodedCounts.0 { body(indexed[i]) }
+            return
+        }
         var c = message
         c.offset = sectionStarts.0
         for _ in 0..<decodedCounts.0 {
@@ -128,6 +185,10 @@ public struct DNSMessageView {
     /// sections, in wire order.
     @inline(__always)
     public func forEachRecord(_ body: (DNSRecordView) -> Void) {
+        if let indexed = indexedRecords {
+            for i in 0..<(decodedCounts.1 + decodedCounts.2 + decodedCounts.3) { body(indexed[i]) }
+            return
+        }
         var c = message
         c.offset = sectionStarts.1
         for s in 0..<3 {
@@ -196,11 +257,12 @@ public struct DNSMessageView {
     }
 
     /// Checks one record as ``DNSMessage/decodeRecord(_:)`` decodes it, and moves past it.
-    static func skipRecord(_ c: inout ByteCursor) throws(DecodeError) {
+    static func checkRecord(_ c: inout ByteCursor, section: DNSSection) throws(DecodeError) -> DNSRecordView {
+        let nameOffset = c.offset
         try DNSName.skip(&c)
         let type = DNSRecordType(rawValue: try c.readUInt16())
-        _ = try c.readUInt16()
-        _ = try c.readUInt32()
+        let rawClass = try c.readUInt16()
+        let ttl = try c.readUInt32()
         let lengthOffset = c.position
         let length = Int(try c.readUInt16())
         try c.require(length)
@@ -267,5 +329,8 @@ public struct DNSMessageView {
             throw .invalid(offset: c.base + start, field: .rdataOverrun(type: type.rawValue))
         }
         c.offset = end
+        return DNSRecordView(
+            section: section, nameOffset: nameOffset, type: type, rawClass: rawClass, ttl: ttl, rdataOffset: start,
+            rdlength: length)
     }
 }

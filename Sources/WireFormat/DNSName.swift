@@ -188,12 +188,27 @@ public enum DNSText {
     /// `\DDD` for C0/C1 controls, DEL, and every byte of an invalid UTF-8 sequence. Valid UTF-8
     /// text is kept. The output can never contain a terminal control character.
     public static func escape(_ bytes: some Collection<UInt8>, quote: Bool, escapeDot: Bool) -> String {
+        Array(bytes).withUnsafeBufferPointer { escape(buffer: $0, quote: quote, escapeDot: escapeDot) }
+    }
+
+    /// ``escape(_:quote:escapeDot:)`` for an array (no generic dispatch).
+    public static func escape(_ bytes: [UInt8], quote: Bool, escapeDot: Bool) -> String {
+        bytes.withUnsafeBufferPointer { escape(buffer: $0, quote: quote, escapeDot: escapeDot) }
+    }
+
+    /// ``escape(_:quote:escapeDot:)`` for an array slice (no generic dispatch).
+    public static func escape(_ bytes: ArraySlice<UInt8>, quote: Bool, escapeDot: Bool) -> String {
+        bytes.withUnsafeBufferPointer { escape(buffer: $0, quote: quote, escapeDot: escapeDot) }
+    }
+
+    static func escape(buffer bytes: UnsafeBufferPointer<UInt8>, quote: Bool, escapeDot: Bool) -> String {
         // Fast path: printable ASCII with nothing to escape is the text itself.
-        if bytes.allSatisfy({
-            $0 >= 0x20 && $0 < 0x7F && $0 != 0x5C && !(quote && $0 == 0x22) && !(escapeDot && $0 == 0x2E)
-        }) {
-            return String(decoding: bytes, as: UTF8.self)
+        var plain = true
+        for x in bytes where x < 0x20 || x >= 0x7F || x == 0x5C || (quote && x == 0x22) || (escapeDot && x == 0x2E) {
+            plain = false
+            break
         }
+        if plain { return String(decoding: bytes, as: UTF8.self) }
         var out = ""
         out.reserveCapacity(bytes.count)
         let b = Array(bytes)

@@ -73,6 +73,8 @@ public struct DiscoveryDecoder {
 
     var counts = DecodeStatistics()
     var reassembler: FragmentReassembler
+    /// Reused for every mDNS message checked in place.
+    let messageIndex = DNSMessageIndex()
     var searchers: [SearcherKey: (frame: Int, time: Timestamp)] = [:]
 
     /// Creates a decoder for frames of `linkType`.
@@ -243,7 +245,7 @@ public struct DiscoveryDecoder {
                 if let error { packet.error = PacketError(layer: .dns, error: error) }
                 isResponse = decoded?.isResponse
             } else {
-                let (checked, error) = DNSMessageView.check(message)
+                let (checked, error) = DNSMessageView.check(message, index: messageIndex)
                 if let error { packet.error = PacketError(layer: .dns, error: error) }
                 view = checked
                 isResponse = checked?.isResponse

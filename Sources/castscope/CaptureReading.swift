@@ -1,3 +1,5 @@
+import CastDiscovery
+import Dispatch
 import PcapCapture
 import Reports
 import WireFormat
@@ -141,4 +143,109 @@ struct CaptureRun {
 /// An exit status carried as an error.
 struct ExitStatusError: Error {
     var status: ExitStatus
+}
+
+// MARK: - Reading and tracking on two threads
+
+/// Discovery packets handed from the reading thread to the tracking thread, with their mDNS
+/// messages copied (checked, indexed) into an arena. Batches are reused.
+final class PacketBatch {
+    static let capacity = 256
+    var packets: [DiscoveryPacket] = []
+    /// Per packet: its message in `arena`, or -1.
+    var messages: [Int] = []
+    var arena = DNSMessageArena()
+
+    init() {
+        packets.reserveCapacity(Self.capacity)
+        messages.reserveCapacity(Self.capacity)
+    }
+
+    func reset() {
+        packets.removeAll(keepingCapacity: true)
+        messages.removeAll(keepingCapacity: true)
+        arena.removeAll()
+    }
+}
+
+/// A one-writer, one-reader hand-over of up to `capacity` values; `take` waits for one.
+/// The semaphore orders each slot's write before its read.
+final class HandOver<T>: @unchecked Sendable {
+    private let slots: UnsafeMutablePointer<T?>
+    private let capacity: Int
+    private var head = 0  // reader only
+    private var tail = 0  // writer only
+    private let items = DispatchSemaphore(value: 0)
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        slots = .allocate(capacity: capacity)
+        slots.initialize(repeating: nil, count: capacity)
+    }
+
+    deinit {
+        slots.deinitialize(count: capacity)
+        slots.deallocate()
+    }
+
+    /// Writer side. The caller guarantees at most `capacity` values are ever in flight.
+    func put(_ value: T) {
+        slots[tail % capacity] = value
+        tail += 1
+        items.signal()
+    }
+
+    /// Reader side.
+    func take() -> T {
+        items.wait()
+        let value = slots[head % capacity].take()!
+        head += 1
+        return value
+    }
+}
+
+extension CaptureRun {
+    /// Batches in flight between the reading and the tracking thread.
+    static let pipelineDepth = 4
+
+    /// Reads and decodes on this thread while `DiscoveryTracker` runs on another: the
+    /// decoder checks and indexes each mDNS message in place, copies it into a batch, and
+    /// the tracker reads it from there in capture order. The result is the same as
+    /// ``forEachPacketInPlace(progress:_:)`` feeding a tracker directly (a test compares them).
+    mutating func trackPipelined(progress: ReadProgress?, options: AnalysisOptions, capture: Int) -> TimelineResult {
+        let full = HandOver<PacketBatch?>(capacity: Self.pipelineDepth + 1)
+        let empty = HandOver<PacketBatch>(capacity: Self.pipelineDepth)
+        for _ in 0..<Self.pipelineDepth { empty.put(PacketBatch()) }
+        let result = HandOver<TimelineResult>(capacity: 1)
+        // A queue of its own (an overcommitting one): tracking always gets a thread, even when
+        // every worker of the global queue is reading a file and waiting for a free batch.
+        DispatchQueue(label: "castscope.track.\(capture)").async {
+            var tracker = DiscoveryTracker(options: options)
+            while let batch = full.take() {
+                for i in batch.packets.indices {
+                    let m = batch.messages[i]
+                    if m >= 0 {
+                        batch.arena.withView(m) { tracker.ingest(batch.packets[i], message: $0, capture: capture) }
+                    } else {
+                        tracker.ingest(batch.packets[i], message: nil, capture: capture)
+                    }
+                }
+                batch.reset()
+                empty.put(batch)
+            }
+            result.put(tracker.finish())
+        }
+        var batch = empty.take()
+        forEachPacketInPlace(progress: progress) { packet, view in
+            batch.packets.append(packet)
+            batch.messages.append(view.map { batch.arena.append($0) } ?? -1)
+            if batch.packets.count == PacketBatch.capacity {
+                full.put(batch)
+                batch = empty.take()
+            }
+        }
+        full.put(batch)
+        full.put(nil)
+        return result.take()
+    }
 }
