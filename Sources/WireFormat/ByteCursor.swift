@@ -36,7 +36,7 @@ public struct ByteCursor {
     /// The total number of bytes this cursor spans.
     @inlinable public var count: Int { bytes.count }
 
-    @inlinable
+    @inlinable @inline(__always)
     func require(_ n: Int) throws(DecodeError) {
         guard n >= 0, n <= remaining else {
             throw .truncated(offset: position, needed: n, available: Swift.max(remaining, 0))
@@ -44,7 +44,7 @@ public struct ByteCursor {
     }
 
     /// Reads one byte.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt8() throws(DecodeError) -> UInt8 {
         try require(1)
         defer { offset &+= 1 }
@@ -52,7 +52,7 @@ public struct ByteCursor {
     }
 
     /// Reads a big-endian 16-bit integer.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt16() throws(DecodeError) -> UInt16 {
         try require(2)
         defer { offset &+= 2 }
@@ -60,7 +60,7 @@ public struct ByteCursor {
     }
 
     /// Reads a big-endian 32-bit integer.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt32() throws(DecodeError) -> UInt32 {
         try require(4)
         defer { offset &+= 4 }
@@ -108,7 +108,7 @@ public struct ByteCursor {
     }
 
     /// Skips `n` bytes.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func skip(_ n: Int) throws(DecodeError) {
         try require(n)
         offset &+= n

@@ -50,9 +50,9 @@ public struct DNSMessageArena {
     }
 
     /// Calls `body` with message `number` as a view over the arena (valid during the call).
-    public func withView<R>(_ number: Int, _ body: (DNSMessageView) -> R) -> R {
+    public func withView(_ number: Int, _ body: (DNSMessageView) -> Void) {
         let e = entries[number]
-        return bytes.withUnsafeBytes { raw in
+        bytes.withUnsafeBytes { raw in
             questions.withUnsafeBufferPointer { q in
                 records.withUnsafeBufferPointer { r in
                     var view = DNSMessageView(
@@ -61,7 +61,7 @@ public struct DNSMessageArena {
                     view.restore(decodedCounts: e.decodedCounts, sectionStarts: e.sectionStarts)
                     view.indexedQuestions = e.questions.map { q.baseAddress! + $0 }
                     view.indexedRecords = e.records.map { r.baseAddress! + $0 }
-                    return body(view)
+                    body(view)
                 }
             }
         }

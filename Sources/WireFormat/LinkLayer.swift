@@ -20,7 +20,9 @@ public struct VLANTags: Hashable, Sendable {
 
     /// The kept IDs as an array.
     public var array: [UInt16] {
-        [ids.0, ids.1, ids.2, ids.3].prefix(Swift.min(count, 4)).map { $0 }
+        // Most frames have no tag: no array built (this runs for every discovery packet).
+        guard count > 0 else { return [] }
+        return [ids.0, ids.1, ids.2, ids.3].prefix(Swift.min(count, 4)).map { $0 }
     }
 
     public static func == (a: VLANTags, b: VLANTags) -> Bool { a.array == b.array }

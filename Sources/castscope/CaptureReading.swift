@@ -148,8 +148,9 @@ struct ExitStatusError: Error {
 // MARK: - Reading and tracking on two threads
 
 /// Discovery packets handed from the reading thread to the tracking thread, with their mDNS
-/// messages copied (checked, indexed) into an arena. Batches are reused.
-final class PacketBatch {
+/// messages copied (checked, indexed) into an arena. Batches are reused: a value owned by one
+/// thread at a time (moved through ``HandOver``), so its storage is never copied.
+struct PacketBatch {
     static let capacity = 256
     var packets: [DiscoveryPacket] = []
     /// Per packet: its message in `arena`, or -1.
@@ -161,7 +162,7 @@ final class PacketBatch {
         messages.reserveCapacity(Self.capacity)
     }
 
-    func reset() {
+    mutating func reset() {
         packets.removeAll(keepingCapacity: true)
         messages.removeAll(keepingCapacity: true)
         arena.removeAll()
@@ -221,7 +222,7 @@ extension CaptureRun {
         // every worker of the global queue is reading a file and waiting for a free batch.
         DispatchQueue(label: "castscope.track.\(capture)").async {
             var tracker = DiscoveryTracker(options: options)
-            while let batch = full.take() {
+            while var batch = full.take() {
                 for i in batch.packets.indices {
                     let m = batch.messages[i]
                     if m >= 0 {
@@ -231,7 +232,9 @@ extension CaptureRun {
                     }
                 }
                 batch.reset()
-                empty.put(batch)
+                // Handed back without keeping a reference: the reader then appends to storage
+                // it alone holds (a lingering copy here would make it copy the whole batch).
+                empty.put(consume batch)
             }
             result.put(tracker.finish())
         }
@@ -240,11 +243,12 @@ extension CaptureRun {
             batch.packets.append(packet)
             batch.messages.append(view.map { batch.arena.append($0) } ?? -1)
             if batch.packets.count == PacketBatch.capacity {
-                full.put(batch)
-                batch = empty.take()
+                var filled = empty.take()
+                swap(&filled, &batch)
+                full.put(consume filled)
             }
         }
-        full.put(batch)
+        full.put(consume batch)
         full.put(nil)
         return result.take()
     }
