@@ -251,6 +251,8 @@ public struct DiscoveryTracker {
     var hostSlot: [Int32] = []
     /// Clients in order of first sight, and the index of each by address.
     var clients: [ClientState] = []
+    /// Each client's address, by index (read per response without touching its state).
+    var clientAddresses: [IPAddress] = []
     var clientSlot: [IPAddress: Int] = [:]
     var dial: [String: DIALState] = [:]
     var dialOrder: [String] = []
@@ -273,6 +275,12 @@ public struct DiscoveryTracker {
     /// The instance state of `id`, if it is a known instance.
     func instance(_ id: NameID) -> InstanceState? {
         id.index < instanceSlot.count && instanceSlot[id.index] >= 0 ? instances[Int(instanceSlot[id.index])] : nil
+    }
+
+    /// The PTR TTL of instance `id` (without copying its state).
+    func ptrTTL(of id: NameID) -> UInt32? {
+        id.index < instanceSlot.count && instanceSlot[id.index] >= 0
+            ? instances[Int(instanceSlot[id.index])].ptrTTL : nil
     }
 
     /// The host state of `id`, if address records were seen for it.
@@ -321,7 +329,8 @@ public struct DiscoveryTracker {
             }
         } else if let message = packet.mdns {
             if message.isResponse {
-                ingestResponse(keyedRecords(message), packet: packet, frame: frame)
+                let (keyed, txt) = keyedRecords(message)
+                ingestResponse(keyed, txt: txt, packet: packet, frame: frame)
             } else {
                 ingestQuery(keyedQuery(message), packet: packet, frame: frame)
             }
@@ -349,11 +358,12 @@ public struct DiscoveryTracker {
         var txt: TXTData = .none
     }
 
-    /// TXT rdata as a record carries it: borrowed wire bytes (in-place path) or decoded strings.
+    /// TXT rdata as a record carries it: borrowed wire bytes (in-place path), or the index of
+    /// decoded strings in the list that comes with the records (so a record copies no reference).
     enum TXTData {
         case none
         case wire(UnsafeRawBufferPointer)
-        case decoded(TXTRecord)
+        case decoded(Int)
     }
 
     /// What a name must be for its record to matter.
@@ -439,8 +449,10 @@ public struct DiscoveryTracker {
     }
 
     /// The answer and additional records of a decoded message.
-    mutating func keyedRecords(_ message: DNSMessage) -> [KeyedRecord] {
+    /// - Returns: the records, and the TXT rdata they refer to (``TXTData/decoded(_:)``).
+    mutating func keyedRecords(_ message: DNSMessage) -> ([KeyedRecord], [[UInt8]]) {
         var keyed: [KeyedRecord] = []
+        var txts: [[UInt8]] = []
         for r in message.answers + message.additionals {
             guard r.name.wire.withUnsafeBufferPointer({ Self.matters(r.type, owner: $0) }) else { continue }
             var record = KeyedRecord(type: r.type, ttl: r.ttl, owner: names.intern(r.name))
@@ -451,17 +463,21 @@ public struct DiscoveryTracker {
             case .srv(_, _, let port, let target):
                 record.target = names.intern(target)
                 record.port = port
-            case .txt(let txt): record.txt = .decoded(txt)
+            case .txt(let txt):
+                record.txt = .decoded(txts.count)
+                txts.append(txt.wire)
             case .a(let a): record.address = .v4(a)
             case .aaaa(let a): record.address = .v6(a)
             default: continue
             }
             keyed.append(record)
         }
-        return keyed
+        return (keyed, txts)
     }
 
-    mutating func ingestResponse(_ keyed: [KeyedRecord], packet: DiscoveryPacket, frame: FrameRef) {
+    mutating func ingestResponse(
+        _ keyed: [KeyedRecord], txt decodedTXT: [[UInt8]] = [], packet: DiscoveryPacket, frame: FrameRef
+    ) {
         guard !keyed.isEmpty else { return }
         let now = packet.timestamp
         // Only live capture needs to know which instances and hosts a packet touched.
@@ -516,20 +532,16 @@ public struct DiscoveryTracker {
                     Self.note(ttl, in: &i.txtTTLs)
                     // Parse the Cast keys only when the record changed.
                     guard ttl > 0 else { return }
-                    switch txt {
-                    case .wire(let bytes):
+                    func update(_ bytes: UnsafeRawBufferPointer) {
                         if i.rawTXT.map({ !Self.equal($0, bytes) }) ?? true {
                             i.rawTXT = Array(bytes)
                             i.txt = CastTXT(TXTRecord(wire: bytes))
                         }
-                    case .decoded(let record):
-                        let wire = record.wire
-                        if i.rawTXT != wire {
-                            i.rawTXT = wire
-                            i.txt = CastTXT(record)
-                        }
-                    case .none:
-                        break
+                    }
+                    switch txt {
+                    case .wire(let bytes): update(bytes)
+                    case .decoded(let index): decodedTXT[index].withUnsafeBytes { update($0) }
+                    case .none: break
                     }
                 }
             case .a, .aaaa:
@@ -541,7 +553,7 @@ public struct DiscoveryTracker {
             }
         }
         // What each client could receive of it.
-        for index in sessionClients where canReceive(packet, client: clients[index].address) {
+        for index in sessionClients where canReceive(packet, client: clientAddresses[index]) {
             updateClient(index, records: keyed, time: now, frame: frame)
         }
         if events { emitDeviceEvents(touched: touched, hostsTouched: hostsTouched, time: now, frame: frame) }
@@ -608,6 +620,10 @@ public struct DiscoveryTracker {
 
     @inline(__always)
     func modify<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
+
+    /// ``modify(_:_:)`` for use inside another edit (captures nothing of the tracker).
+    @inline(__always)
+    static func edit<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
 
     mutating func addAddress(_ address: IPAddress, host key: NameID, ttl: UInt32, frame: FrameRef) {
         if key.index >= hostSlot.count {
@@ -765,78 +781,91 @@ public struct DiscoveryTracker {
         var names: [NameID] = []
         for q in query.questions where !names.contains(q.key) { names.append(q.key) }
         let ptrAnswers = query.knownAnswers
-        var c = takeClient(index)
-        defer { clients[index] = c }
-        c.queries += 1
-        if packet.legacyUnicast {
-            c.legacyUnicast = true
-            if c.firstLegacyFrame == nil { c.firstLegacyFrame = frame }
+        // What the client's update needs from the rest of the tracker is read first: the client
+        // is then edited in place, without reading or changing anything else meanwhile.
+        var subtypeNames: [(key: NameID, name: DNSName)] = []
+        for q in query.questions where q.kind == .subtype { subtypeNames.append((q.key, self.names.name(q.key))) }
+        let listed = ptrAnswers.filter { a in
+            names.contains(a.owner) && ptrTTL(of: a.instance).map { UInt64(a.ttl) * 2 >= UInt64($0) } ?? false
         }
-        for q in query.questions {
-            if q.unicastResponse { c.qu += 1 } else { c.qm += 1 }
+        let sessionGap = options.sessionGapNanoseconds
+        let burst = options.burstNanoseconds
+        var sessionStarted = false
+        var newBurst = false
+        var closing: QueryState?
+        modify(&clients[index]) { c in
+            c.queries += 1
+            if packet.legacyUnicast {
+                c.legacyUnicast = true
+                if c.firstLegacyFrame == nil { c.firstLegacyFrame = frame }
+            }
+            for q in query.questions {
+                if q.unicastResponse { c.qu += 1 } else { c.qm += 1 }
+            }
             // The app ID's text only when this name is new for the client.
-            if q.kind == .subtype, c.subtypeNamesAsked.insert(q.key).inserted,
-                case .subtype(let app)? = CastName(self.names.name(q.key))
-            {
-                c.appIDs.insert(app)
+            for (key, name) in subtypeNames where c.subtypeNamesAsked.insert(key).inserted {
+                if case .subtype(let app)? = CastName(name) { c.appIDs.insert(app) }
+            }
+            if c.firstQuery == nil {
+                c.firstQuery = now
+                c.firstQueryFrame = frame
+            }
+            // A new session after a long enough silence.
+            let newSession = c.lastQuery.map { now.nanoseconds(since: $0) >= sessionGap } ?? true
+            c.lastQuery = now
+            if newSession {
+                if var old = c.current, c.finished.count < TrackerLimits.maximumSessionsKept {
+                    old.compact()
+                    c.finished.append(old)
+                }
+                c.current = SessionState(start: now, startFrame: frame)
+                c.sessionCount += 1
+                sessionStarted = true
+                c.lastIntervalInSession = nil
+            }
+            // Bursts and intervals.
+            if let last = c.lastBurst, now.nanoseconds(since: last) < burst, c.pending != nil {
+                for n in names where !c.pending!.names.contains(n) { c.pending!.names.append(n) }
+                Self.merge(ptrAnswers, into: &c.pending!)
+            } else {
+                if let last = c.lastBurst, !newSession {
+                    let interval = Double(now.nanoseconds(since: last)) / 1e6
+                    c.intervalCount += 1
+                    if interval < 900 { c.fastIntervals += 1 }
+                    if c.intervals.count < TrackerLimits.maximumIntervalsKept { c.intervals.append(interval) }
+                    if let previous = c.lastIntervalInSession {
+                        if interval < previous * 1.8, interval < 3_600_000 { c.doublingViolated = true }
+                    } else if interval < 900 {
+                        c.doublingViolated = true
+                    }
+                    c.lastIntervalInSession = interval
+                }
+                c.lastBurst = now
+                closing = c.pending
+                var q = QueryState(time: now, frame: frame, names: names)
+                Self.merge(ptrAnswers, into: &q)
+                c.pending = q
+                newBurst = true
+            }
+            for n in names where !c.current!.askedNames.contains(n) { c.current!.askedNames.append(n) }
+            for a in ptrAnswers where names.contains(a.owner) {
+                if !c.namesAnswered.contains(a.owner) { c.namesAnswered.append(a.owner) }
+            }
+            for a in listed where !c.current!.knownAnswers.contains(a.instance) {
+                c.current!.knownAnswers.append(a.instance)
             }
         }
-        if c.firstQuery == nil {
-            c.firstQuery = now
-            c.firstQueryFrame = frame
-        }
-        // A new session after a long enough silence.
-        let newSession = c.lastQuery.map { now.nanoseconds(since: $0) >= options.sessionGapNanoseconds } ?? true
-        c.lastQuery = now
-        if newSession {
-            if var old = c.current, c.finished.count < TrackerLimits.maximumSessionsKept {
-                old.compact()
-                c.finished.append(old)
-            }
-            c.current = SessionState(start: now, startFrame: frame)
-            c.sessionCount += 1
-            if c.sessionCount == 1 { sessionClients.append(index) }
+        if sessionStarted {
+            if clients[index].sessionCount == 1 { sessionClients.append(index) }
             if options.collectEvents {
                 events.append(
                     .sessionStarted(
                         client: address, time: now, frame: frame,
                         names: query.questions.map { self.names.name($0.key).description }))
             }
-            c.lastIntervalInSession = nil
         }
-        // Bursts and intervals.
-        if let last = c.lastBurst, now.nanoseconds(since: last) < options.burstNanoseconds, c.pending != nil {
-            for n in names where !c.pending!.names.contains(n) { c.pending!.names.append(n) }
-            Self.merge(ptrAnswers, into: &c.pending!)
-        } else {
-            if let last = c.lastBurst, !newSession {
-                let interval = Double(now.nanoseconds(since: last)) / 1e6
-                c.intervalCount += 1
-                if interval < 900 { c.fastIntervals += 1 }
-                if c.intervals.count < TrackerLimits.maximumIntervalsKept { c.intervals.append(interval) }
-                if let previous = c.lastIntervalInSession {
-                    if interval < previous * 1.8, interval < 3_600_000 { c.doublingViolated = true }
-                } else if interval < 900 {
-                    c.doublingViolated = true
-                }
-                c.lastIntervalInSession = interval
-            }
-            c.lastBurst = now
-            if let old = c.pending { close(old, client: &c) }
-            var q = QueryState(time: now, frame: frame, names: names)
-            Self.merge(ptrAnswers, into: &q)
-            c.pending = q
-            pendingSince[index] = now
-        }
-        for n in names where !c.current!.askedNames.contains(n) { c.current!.askedNames.append(n) }
-        for a in ptrAnswers where names.contains(a.owner) {
-            if !c.namesAnswered.contains(a.owner) { c.namesAnswered.append(a.owner) }
-            if let ttl = instance(a.instance)?.ptrTTL, UInt64(a.ttl) * 2 >= UInt64(ttl),
-                !c.current!.knownAnswers.contains(a.instance)
-            {
-                c.current!.knownAnswers.append(a.instance)
-            }
-        }
+        if let closing { close(closing, client: index) }
+        if newBurst { pendingSince[index] = now }
     }
 
     /// A PTR record a query lists as already known.
@@ -844,14 +873,6 @@ public struct DiscoveryTracker {
         var owner: NameID
         var instance: NameID
         var ttl: UInt32
-    }
-
-    /// Takes a client out of the array (a placeholder stands in) so that it can be edited
-    /// while the tracker's other state is read or changed; the caller puts it back.
-    mutating func takeClient(_ index: Int) -> ClientState {
-        var c = ClientState(address: clients[index].address)
-        swap(&c, &clients[index])
-        return c
     }
 
     /// Adds the known answers listed under the query's names (the highest TTL of each instance).
@@ -874,6 +895,7 @@ public struct DiscoveryTracker {
             index = clients.count
             clientSlot[address] = index
             clients.append(ClientState(address: address))
+            clientAddresses.append(address)
             pendingSince.append(nil)
         }
         if clients[index].mac == nil { clients[index].mac = packet.sourceMAC }
@@ -887,60 +909,82 @@ public struct DiscoveryTracker {
     mutating func closeExpiredQuery(_ index: Int, now: Timestamp) {
         guard let since = pendingSince[index], now.nanoseconds(since: since) > options.responseWindowNanoseconds
         else { return }
-        var c = takeClient(index)
-        if let q = c.pending { close(q, client: &c) }
-        c.pending = nil
-        clients[index] = c
+        if let q = clients[index].pending {
+            clients[index].pending = nil
+            close(q, client: index)
+        }
         pendingSince[index] = nil
     }
 
-    /// Classifies a finished query for every device expected to answer it.
-    mutating func close(_ q: QueryState, client c: inout ClientState) {
-        var entry = QueryLogEntry(
-            time: q.time, frame: q.frame, names: q.names,
-            answered: [], suppressed: [], missed: [])
-        let keepEntry = c.queryLog.count < TrackerLimits.maximumQueriesKept || options.collectEvents
-        defer {
-            if c.queryLog.count < TrackerLimits.maximumQueriesKept { c.queryLog.append(entry) }
-            if options.collectEvents, !entry.missed.isEmpty {
-                var devices: [DeviceSnapshot] = []
-                for key in entry.missed {
-                    let d = snapshot(key)
-                    if !devices.contains(where: { $0.id == d.id }) { devices.append(d) }
-                }
-                events.append(.queryUnanswered(client: c.address, time: q.time, frame: q.frame, devices: devices))
+    /// What a closed query meant for one device that was expected to answer it.
+    enum QueryOutcomeKind {
+        case suppressed
+        case answered(delay: Double, frame: FrameRef)
+        case missed
+    }
+
+    /// Classifies a finished query of client `index` for every device expected to answer it,
+    /// and counts it in the client's state.
+    mutating func close(_ q: QueryState, client index: Int) {
+        // First against the devices (reading the tracker), then into the client (editing it in
+        // place, which must not overlap with reading the rest of the tracker).
+        var outcomes: [(key: NameID, kind: QueryOutcomeKind)] = []
+        for slot in instances.indices {
+            // Fields read in place: copying each instance's state here cost more than the rest.
+            let key = instances[slot].key
+            guard instances[slot].browseNames.contains(where: { q.names.contains($0) }) else { continue }
+            let answer = q.answer(key)
+            guard instances[slot].firstSeen <= q.time || answer != nil else { continue }
+            if let left = instances[slot].leftAt, left <= q.time { continue }
+            // A device the client listed with at least half its TTL must stay silent; a PTR from
+            // it in the window is an announcement or an answer to someone else, not this answer.
+            if let known = q.knownAnswerTTL(key), let ttl = instances[slot].ptrTTL, UInt64(known) * 2 >= UInt64(ttl) {
+                outcomes.append((key, .suppressed))
+            } else if let (delay, frame) = answer {
+                outcomes.append((key, .answered(delay: delay, frame: frame)))
+            } else {
+                outcomes.append((key, .missed))
             }
         }
-        for instance in instances {
-            let key = instance.key
-            let answer = q.answer(key)
-            guard instance.browseNames.contains(where: { q.names.contains($0) }),
-                instance.firstSeen <= q.time || answer != nil
-            else { continue }
-            if let left = instance.leftAt, left <= q.time { continue }
-            if key.index >= c.responses.count {
-                c.responses.append(
-                    contentsOf: repeatElement(ResponseCounter(), count: key.index + 1 - c.responses.count))
-            }
-            modify(&c.responses[key.index]) { counter in
-                counter.expected += 1
-                // A device the client listed with at least half its TTL must stay silent; a PTR from
-                // it in the window is an announcement or an answer to someone else, not this answer.
-                if let known = q.knownAnswerTTL(key), let ttl = instance.ptrTTL, UInt64(known) * 2 >= UInt64(ttl) {
-                    counter.suppressed += 1
-                    if keepEntry { entry.suppressed.append(key) }
-                } else if let (delay, frame) = answer {
-                    counter.answered += 1
-                    if counter.delays.count < TrackerLimits.maximumDelaysKept { counter.delays.append(delay) }
-                    if keepEntry { entry.answered.append((key, delay, frame)) }
-                } else {
-                    if keepEntry { entry.missed.append(key) }
-                    counter.missed += 1
-                    if counter.missedFrames.count < TrackerLimits.maximumMissedFramesKept {
-                        counter.missedFrames.append(q.frame)
+        var entry = QueryLogEntry(
+            time: q.time, frame: q.frame, names: q.names, answered: [], suppressed: [], missed: [])
+        let collectEvents = options.collectEvents
+        modify(&clients[index]) { c in
+            let keepEntry = c.queryLog.count < TrackerLimits.maximumQueriesKept || collectEvents
+            for (key, kind) in outcomes {
+                if key.index >= c.responses.count {
+                    c.responses.append(
+                        contentsOf: repeatElement(ResponseCounter(), count: key.index + 1 - c.responses.count))
+                }
+                Self.edit(&c.responses[key.index]) { counter in
+                    counter.expected += 1
+                    switch kind {
+                    case .suppressed:
+                        counter.suppressed += 1
+                        if keepEntry { entry.suppressed.append(key) }
+                    case .answered(let delay, let frame):
+                        counter.answered += 1
+                        if counter.delays.count < TrackerLimits.maximumDelaysKept { counter.delays.append(delay) }
+                        if keepEntry { entry.answered.append((key, delay, frame)) }
+                    case .missed:
+                        if keepEntry { entry.missed.append(key) }
+                        counter.missed += 1
+                        if counter.missedFrames.count < TrackerLimits.maximumMissedFramesKept {
+                            counter.missedFrames.append(q.frame)
+                        }
                     }
                 }
             }
+            if c.queryLog.count < TrackerLimits.maximumQueriesKept { c.queryLog.append(entry) }
+        }
+        if collectEvents, !entry.missed.isEmpty {
+            var devices: [DeviceSnapshot] = []
+            for key in entry.missed {
+                let d = snapshot(key)
+                if !devices.contains(where: { $0.id == d.id }) { devices.append(d) }
+            }
+            events.append(
+                .queryUnanswered(client: clientAddresses[index], time: q.time, frame: q.frame, devices: devices))
         }
     }
 

@@ -52,18 +52,18 @@ extension DiscoveryTracker {
     /// Ends the timeline: closes open queries and sessions and returns what was found.
     public mutating func finish() -> TimelineResult {
         for index in clients.indices {
-            var c = takeClient(index)
-            if let q = c.pending {
-                close(q, client: &c)
-                c.pending = nil
+            if let q = clients[index].pending {
+                clients[index].pending = nil
                 pendingSince[index] = nil
+                close(q, client: index)
             }
-            if var s = c.current, c.finished.count < TrackerLimits.maximumSessionsKept {
-                s.compact()
-                c.finished.append(s)
+            modify(&clients[index]) { c in
+                if var s = c.current, c.finished.count < TrackerLimits.maximumSessionsKept {
+                    s.compact()
+                    c.finished.append(s)
+                }
+                c.current = nil
             }
-            c.current = nil
-            clients[index] = c
         }
 
         // Devices: instances grouped by TXT id (instance label when there is none).

@@ -9,11 +9,15 @@ public enum AnalysisJSON {
     /// Renders the whole report as pretty-printed JSON (2-space indent, stable key order),
     /// ending with a newline.
     public static func render(_ r: AnalysisReport) -> String {
-        pretty(compact(r)) + "\n"
+        pretty(write(r).bytes) + "\n"
     }
 
     /// The same document on one line, without a newline (for JSON lines).
     public static func compact(_ r: AnalysisReport) -> String {
+        write(r).output
+    }
+
+    static func write(_ r: AnalysisReport) -> JSONWriter {
         var w = JSONWriter()
         w.beginObject()
         w.int(AnalysisReport.schemaVersion, "schemaVersion")
@@ -94,7 +98,7 @@ public enum AnalysisJSON {
         w.endObject()
         findings(r.findings, into: &w)
         w.endObject()
-        return w.output
+        return w
     }
 
     /// Writes `"findings": [...]` in the shape of schema version 1 (also used by check-plist).
@@ -265,13 +269,15 @@ public enum AnalysisJSON {
 
     /// Re-indents compact JSON (2 spaces); strings are copied untouched. Works on UTF-8
     /// bytes: every structural character is ASCII.
-    static func pretty(_ compact: String) -> String {
+    static func pretty(_ compact: String) -> String { pretty(Array(compact.utf8)) }
+
+    /// ``pretty(_:)-(String)`` over UTF-8 bytes.
+    static func pretty(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
-        out.reserveCapacity(compact.utf8.count * 2)
+        out.reserveCapacity(bytes.count * 2)
         var depth = 0
         var inString = false
         var escaped = false
-        let bytes = Array(compact.utf8)
         var i = 0
         func newline() {
             out.append(0x0A)

@@ -1,8 +1,11 @@
 /// A small streaming JSON writer that keeps key order (the output is a documented contract,
 /// and a stable order keeps golden files and diffs readable).
 public struct JSONWriter {
+    /// The JSON text written so far, as UTF-8 (appending bytes is several times cheaper than
+    /// appending to a `String`, which shows on reports of a few megabytes).
+    public private(set) var bytes: [UInt8] = []
     /// The JSON text written so far.
-    public var output = ""
+    public var output: String { String(decoding: bytes, as: UTF8.self) }
     private var first: [Bool] = [true]
     private var afterKey = false
 
@@ -13,14 +16,14 @@ public struct JSONWriter {
             afterKey = false
             return
         }
-        if !first[first.count - 1] { output += "," }
+        if !first[first.count - 1] { bytes.append(0x2C) }
         first[first.count - 1] = false
     }
 
     private mutating func key(_ k: String) {
         beginValue()
-        Self.appendString(k, to: &output)
-        output += ":"
+        Self.appendString(k, to: &bytes)
+        bytes.append(0x3A)
         afterKey = true
     }
 
@@ -28,56 +31,75 @@ public struct JSONWriter {
     public mutating func beginObject(_ key: String? = nil) {
         if let key { self.key(key) }
         beginValue()
-        output += "{"
+        bytes.append(0x7B)
         first.append(true)
     }
 
     /// Ends the current object.
     public mutating func endObject() {
         first.removeLast()
-        output += "}"
+        bytes.append(0x7D)
     }
 
     /// Starts an array.
     public mutating func beginArray(_ key: String? = nil) {
         if let key { self.key(key) }
         beginValue()
-        output += "["
+        bytes.append(0x5B)
         first.append(true)
     }
 
     /// Ends the current array.
     public mutating func endArray() {
         first.removeLast()
-        output += "]"
+        bytes.append(0x5D)
     }
 
     /// Writes a string (or `null`).
     public mutating func string(_ value: String?, _ key: String? = nil) {
         if let key { self.key(key) }
         beginValue()
-        if let value { Self.appendString(value, to: &output) } else { output += "null" }
+        if let value { Self.appendString(value, to: &bytes) } else { bytes += Self.null }
     }
 
     /// Writes an integer (or `null`).
     public mutating func int<I: BinaryInteger>(_ value: I?, _ key: String? = nil) {
         if let key { self.key(key) }
         beginValue()
-        if let value { output += String(value) } else { output += "null" }
+        if let value { bytes += String(value).utf8 } else { bytes += Self.null }
     }
 
     /// Writes a Boolean (or `null`).
     public mutating func bool(_ value: Bool?, _ key: String? = nil) {
         if let key { self.key(key) }
         beginValue()
-        if let value { output += value ? "true" : "false" } else { output += "null" }
+        if let value { bytes += (value ? "true" : "false").utf8 } else { bytes += Self.null }
     }
 
     /// Writes a number already formatted as JSON (fixed decimals, say).
     public mutating func rawNumber(_ text: String, _ key: String? = nil) {
         if let key { self.key(key) }
         beginValue()
-        output += text
+        bytes += text.utf8
+    }
+
+    private static let null: [UInt8] = Array("null".utf8)
+
+    /// Appends `s` as a JSON string literal to UTF-8 bytes (see ``appendString(_:to:)-(_,String)``).
+    public static func appendString(_ s: String, to out: inout [UInt8]) {
+        var s = s
+        s.withUTF8 { utf8 in
+            // Fast path: printable ASCII without quotes or backslashes is copied as is.
+            for b in utf8 where b < 0x20 || b >= 0x7F || b == 0x22 || b == 0x5C {
+                var text = ""
+                appendString(String(decoding: utf8, as: UTF8.self), to: &text)
+                out += text.utf8
+                return
+            }
+            out.append(0x22)
+            out.append(contentsOf: utf8)
+            out.append(0x22)
+        }
     }
 
     /// Appends `s` as a JSON string literal: RFC 8259 escaping, with C0/C1 controls, DEL and

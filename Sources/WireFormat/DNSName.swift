@@ -114,17 +114,40 @@ public struct DNSName: Hashable, Sendable, CustomStringConvertible {
     /// that fails is cut where it failed.
     public static func expand(at offset: Int, in message: ByteCursor, into buffer: UnsafeMutableRawBufferPointer) -> Int
     {
-        var c = message
-        c.offset = offset
+        // The hot path of in-place analysis, written out rather than through `walk`: the name
+        // has been checked, but every read is still bounded so a wrong call cannot overrun.
+        let src = message.bytes
+        guard let from = src.baseAddress, let to = buffer.baseAddress else { return 0 }
+        var at = offset
+        var lowest = offset
         var n = 0
-        do throws(DecodeError) {
-            try walk(&c) { length, label in
-                guard n + 1 + label.count <= buffer.count else { return }
-                buffer[n] = length
-                UnsafeMutableRawBufferPointer(rebasing: buffer[(n + 1)..<(n + 1 + label.count)]).copyMemory(from: label)
-                n += 1 + label.count
+        while at < src.count {
+            let length = Int(src[at])
+            if length == 0 { return n }
+            if length & 0xC0 == 0xC0 {
+                guard at + 1 < src.count else { return n }
+                let target = (length & 0x3F) << 8 | Int(src[at + 1])
+                guard target < lowest else { return n }
+                lowest = target
+                at = target
+                continue
             }
-        } catch {}
+            guard length & 0xC0 == 0, at + 1 + length <= src.count, n + 1 + length <= buffer.count else { return n }
+            to.storeBytes(of: UInt8(length), toByteOffset: n, as: UInt8.self)
+            var k = 0
+            while k + 8 <= length {
+                to.storeBytes(
+                    of: from.loadUnaligned(fromByteOffset: at + 1 + k, as: UInt64.self), toByteOffset: n + 1 + k,
+                    as: UInt64.self)
+                k += 8
+            }
+            while k < length {
+                to.storeBytes(of: src[at + 1 + k], toByteOffset: n + 1 + k, as: UInt8.self)
+                k += 1
+            }
+            n += 1 + length
+            at += 1 + length
+        }
         return n
     }
 
