@@ -243,6 +243,9 @@ public struct DiscoveryTracker {
     }
 
     var names = NameTable()
+    /// Per-packet lists kept from one packet to the next, so that they allocate nothing.
+    var reusedRecords: [KeyedRecord] = []
+    var reusedQuery = KeyedQuery()
     /// Instances in order of first sight, and the index of each by ``NameID`` (-1: none).
     var instances: [InstanceState] = []
     var instanceSlot: [Int32] = []
@@ -322,9 +325,18 @@ public struct DiscoveryTracker {
             withUnsafeTemporaryAllocation(byteCount: MessageNames.scratchBytes, alignment: 8) { scratch in
                 var names = MessageNames(view: view, scratch: scratch)
                 if view.isResponse {
-                    ingestResponse(keyedRecords(&names), packet: packet, frame: frame)
+                    // The list is reused from packet to packet (taken out while in use).
+                    var keyed: [KeyedRecord] = []
+                    swap(&keyed, &reusedRecords)
+                    keyedRecords(view, &names, into: &keyed)
+                    ingestResponse(keyed, packet: packet, frame: frame)
+                    swap(&keyed, &reusedRecords)
                 } else {
-                    ingestQuery(keyedQuery(&names), packet: packet, frame: frame)
+                    var query = KeyedQuery()
+                    swap(&query, &reusedQuery)
+                    keyedQuery(view, &names, into: &query)
+                    ingestQuery(query, packet: packet, frame: frame)
+                    swap(&query, &reusedQuery)
                 }
             }
         } else if let message = packet.mdns {
@@ -420,10 +432,8 @@ public struct DiscoveryTracker {
     }
 
     /// The answer and additional records of a message read in place.
-    mutating func keyedRecords(_ n: inout MessageNames) -> [KeyedRecord] {
-        let view = n.view
-        var keyed: [KeyedRecord] = []
-        keyed.reserveCapacity(view.recordCount(in: .answer) + view.recordCount(in: .additional))
+    mutating func keyedRecords(_ view: DNSMessageView, _ n: inout MessageNames, into keyed: inout [KeyedRecord]) {
+        keyed.removeAll(keepingCapacity: true)
         view.forEachRecord { r in
             // Answers and additionals carry records; the authority section is for probes.
             // (Sections compared by pattern: `==` on a String-backed enum compares raw strings.)
@@ -445,7 +455,6 @@ public struct DiscoveryTracker {
             }
             keyed.append(record)
         }
-        return keyed
     }
 
     /// The answer and additional records of a decoded message.
@@ -721,19 +730,20 @@ public struct DiscoveryTracker {
     }
 
     /// A query read in place.
-    mutating func keyedQuery(_ n: inout MessageNames) -> KeyedQuery {
-        let view = n.view
-        var q = KeyedQuery()
+    mutating func keyedQuery(_ view: DNSMessageView, _ n: inout MessageNames, into q: inout KeyedQuery) {
+        q.isProbe = false
+        q.questions.removeAll(keepingCapacity: true)
+        q.knownAnswers.removeAll(keepingCapacity: true)
         guard view.recordCount(in: .authority) == 0 else {
             q.isProbe = true
-            return q
+            return
         }
         view.forEachQuestion { question in
             if let key = intern(at: question.nameOffset, &n, .browse), let kind = names.shape(key)?.kind {
                 q.questions.append((key, kind, question.unicastResponse))
             }
         }
-        guard !q.questions.isEmpty else { return q }
+        guard !q.questions.isEmpty else { return }
         view.forEachRecord { r in
             guard case .answer = r.section, r.type == .ptr else { return }
             // The owner must be a name asked (so already interned): looked up, not interned.
@@ -745,7 +755,6 @@ public struct DiscoveryTracker {
             n.remember(start, owner)
             q.knownAnswers.append(KnownAnswer(owner: owner, instance: instance, ttl: r.ttl))
         }
-        return q
     }
 
     /// A decoded query.
@@ -1050,13 +1059,14 @@ struct MessageNames {
     static let scratchBytes = 256 + capacity * 8
     static let capacity = 32
 
-    let view: DNSMessageView
+    /// The message's bytes (not the whole view: this is passed around for every name).
+    let bytes: UnsafeRawBufferPointer
     let scratch: UnsafeMutableRawBufferPointer
     private let starts: UnsafeMutablePointer<(offset: Int32, id: Int32)>
     private var count = 0
 
     init(view: DNSMessageView, scratch: UnsafeMutableRawBufferPointer) {
-        self.view = view
+        bytes = view.message.bytes
         self.scratch = scratch
         starts = (scratch.baseAddress! + 256).bindMemory(to: (offset: Int32, id: Int32).self, capacity: Self.capacity)
     }
@@ -1064,7 +1074,7 @@ struct MessageNames {
     /// The offset where the name at `offset` really starts: past any leading compression
     /// pointers (which, in a checked message, point strictly backwards).
     func start(of offset: Int) -> Int {
-        let b = view.message.bytes
+        let b = bytes
         var o = offset
         while o + 1 < b.count, b[o] & 0xC0 == 0xC0 {
             let target = Int(b[o] & 0x3F) << 8 | Int(b[o + 1])
@@ -1087,6 +1097,8 @@ struct MessageNames {
 
     /// The name at `offset`, expanded into the scratch buffer (valid until the next call).
     func expand(_ offset: Int) -> UnsafeBufferPointer<UInt8> {
-        view.name(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: scratch[0..<256]))
+        let n = DNSName.expand(
+            at: offset, in: ByteCursor(bytes), into: UnsafeMutableRawBufferPointer(rebasing: scratch[0..<256]))
+        return UnsafeBufferPointer(start: scratch.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n)
     }
 }

@@ -244,6 +244,17 @@ public final class CaptureFile {
         }
     }
 
+    /// Reads the next record that passes the filter and calls `body` with it: ``nextRecord(_:)``
+    /// without a generic result, which costs a metadata lookup per record when called from
+    /// another module.
+    /// - Returns: `false` at the end of the file (see ``end``).
+    public func readRecord(
+        _ body: (_ frame: Int, _ header: RecordHeader, _ bytes: UnsafeRawBufferPointer) -> Void
+    ) -> Bool {
+        if case .record = nextRecord(body) { return true }
+        return false
+    }
+
     /// Reads every record in order.
     ///
     /// - Parameter body: called with the 1-based frame number (counted over every record,

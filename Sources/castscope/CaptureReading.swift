@@ -93,12 +93,12 @@ struct CaptureRun {
                 progress.packets.store(file.recordsRead, ordering: .relaxed)
                 if let b = file.bytesRead { progress.bytes.store(b, ordering: .relaxed) }
             }
-            let next = file.nextRecord { frame, header, bytes in
+            let more = file.readRecord { frame, header, bytes in
                 decoder.decodeInPlace(
                     frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength, body
                 )
             }
-            if case .end = next { return }
+            if !more { return }
         }
     }
 
