@@ -414,9 +414,9 @@ public struct DiscoveryTracker {
     }
 
     /// Interns a PTR target if it is a Cast instance name.
-    mutating func instanceTarget(_ w: UnsafeBufferPointer<UInt8>) -> NameID? {
-        guard let shape = CastName.shape(w), shape.kind == .instance else { return nil }
-        return names.intern(wire: w)
+    mutating func instanceTarget(_ name: DNSName) -> NameID? {
+        guard let shape = CastName.shape(name.wire), shape.kind == .instance else { return nil }
+        return names.intern(name)
     }
 
     /// Interns the name at `offset` of a message read in place if it meets `requirement`.
@@ -426,7 +426,8 @@ public struct DiscoveryTracker {
         let start = n.start(of: offset)
         if let id = n.remembered(start) { return requirement.accepts(names.shape(id)?.kind) ? id : nil }
         // Interned first, classified from the table (once per distinct name, not per use).
-        let id = names.intern(wire: n.expand(offset))
+        let count = n.expand(offset)
+        let id = names.intern(scratch: n.name, count: count) { n.original(offset) }
         n.remember(start, id)
         return requirement.accepts(names.shape(id)?.kind) ? id : nil
     }
@@ -467,7 +468,7 @@ public struct DiscoveryTracker {
             var record = KeyedRecord(type: r.type, ttl: r.ttl, owner: names.intern(r.name))
             switch r.data {
             case .name(let t) where r.type == .ptr:
-                guard let t = t.wire.withUnsafeBufferPointer({ instanceTarget($0) }) else { continue }
+                guard let t = instanceTarget(t) else { continue }
                 record.target = t
             case .srv(_, _, let port, let target):
                 record.target = names.intern(target)
@@ -716,16 +717,14 @@ public struct DiscoveryTracker {
     }
 
     /// Interns a question name if it is a Cast browse name.
-    mutating func castQuestion(_ w: UnsafeBufferPointer<UInt8>) -> (NameID, CastName.Kind)? {
-        guard let shape = CastName.shape(w), shape.kind != .instance else { return nil }
-        return (names.intern(wire: w), shape.kind)
+    mutating func castQuestion(_ name: DNSName) -> (NameID, CastName.Kind)? {
+        guard let shape = CastName.shape(name.wire), shape.kind != .instance else { return nil }
+        return (names.intern(name), shape.kind)
     }
 
     /// The owner of a possible known answer: a Cast browse name already interned (asked).
-    func knownAnswerOwner(_ owner: UnsafeBufferPointer<UInt8>) -> NameID? {
-        guard let id = names.lookup(wire: owner), names.shape(id).map({ $0.kind != .instance }) == true else {
-            return nil
-        }
+    func knownAnswerOwner(_ id: NameID?) -> NameID? {
+        guard let id, names.shape(id).map({ $0.kind != .instance }) == true else { return nil }
         return id
     }
 
@@ -748,11 +747,14 @@ public struct DiscoveryTracker {
             guard case .answer = r.section, r.type == .ptr else { return }
             // The owner must be a name asked (so already interned): looked up, not interned.
             let start = n.start(of: r.nameOffset)
-            guard let owner = n.remembered(start) ?? knownAnswerOwner(n.expand(r.nameOffset)),
-                NameRequirement.browse.accepts(names.shape(owner)?.kind),
+            var owner = n.remembered(start)
+            if owner == nil {
+                owner = knownAnswerOwner(names.lookup(scratch: n.name, count: n.expand(r.nameOffset)))
+                if let owner { n.remember(start, owner) }
+            }
+            guard let owner, NameRequirement.browse.accepts(names.shape(owner)?.kind),
                 let instance = intern(at: view.rdataNameOffset(r), &n, .any)
             else { return }
-            n.remember(start, owner)
             q.knownAnswers.append(KnownAnswer(owner: owner, instance: instance, ttl: r.ttl))
         }
     }
@@ -765,14 +767,14 @@ public struct DiscoveryTracker {
             return q
         }
         for question in message.questions {
-            if let (key, kind) = question.name.wire.withUnsafeBufferPointer({ castQuestion($0) }) {
+            if let (key, kind) = castQuestion(question.name) {
                 q.questions.append((key, kind, question.unicastResponse))
             }
         }
         guard !q.questions.isEmpty else { return q }
         for record in message.answers where record.type == .ptr {
             guard case .name(let target) = record.data else { continue }
-            guard let owner = record.name.wire.withUnsafeBufferPointer({ knownAnswerOwner($0) }) else { continue }
+            guard let owner = knownAnswerOwner(names.lookup(record.name)) else { continue }
             q.knownAnswers.append(KnownAnswer(owner: owner, instance: names.intern(target), ttl: record.ttl))
         }
         return q
@@ -1055,20 +1057,24 @@ public struct DiscoveryTracker {
 /// The names of one message read in place: a scratch buffer to expand them into, and where
 /// each name interned so far started, so that a compression pointer to it is recognised.
 struct MessageNames {
-    /// Scratch bytes: one expanded name, then the remembered starts.
-    static let scratchBytes = 256 + capacity * 8
+    /// Scratch bytes: one expanded name (with the interning table's padding), then the
+    /// remembered starts.
+    static let nameBytes = 256 + NameTable.padding
+    static let scratchBytes = nameBytes + capacity * 8
     static let capacity = 32
 
     /// The message's bytes (not the whole view: this is passed around for every name).
     let bytes: UnsafeRawBufferPointer
-    let scratch: UnsafeMutableRawBufferPointer
+    /// Where ``expand(_:)`` puts a name.
+    let name: UnsafeMutableRawPointer
     private let starts: UnsafeMutablePointer<(offset: Int32, id: Int32)>
     private var count = 0
 
     init(view: DNSMessageView, scratch: UnsafeMutableRawBufferPointer) {
         bytes = view.message.bytes
-        self.scratch = scratch
-        starts = (scratch.baseAddress! + 256).bindMemory(to: (offset: Int32, id: Int32).self, capacity: Self.capacity)
+        name = scratch.baseAddress!
+        starts = (scratch.baseAddress! + Self.nameBytes).bindMemory(
+            to: (offset: Int32, id: Int32).self, capacity: Self.capacity)
     }
 
     /// The offset where the name at `offset` really starts: past any leading compression
@@ -1089,16 +1095,25 @@ struct MessageNames {
         return nil
     }
 
+    /// Remembers where a name interned as `id` started (the caller found it not remembered).
     mutating func remember(_ start: Int, _ id: NameID) {
-        guard count < Self.capacity, remembered(start) == nil else { return }
+        guard count < Self.capacity else { return }
         starts[count] = (Int32(start), id.raw)
         count += 1
     }
 
-    /// The name at `offset`, expanded into the scratch buffer (valid until the next call).
-    func expand(_ offset: Int) -> UnsafeBufferPointer<UInt8> {
-        let n = DNSName.expand(
-            at: offset, in: ByteCursor(bytes), into: UnsafeMutableRawBufferPointer(rebasing: scratch[0..<256]))
-        return UnsafeBufferPointer(start: scratch.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n)
+    /// Expands the name at `offset` to ``name``.
+    /// - Returns: its length.
+    func expand(_ offset: Int) -> Int {
+        DNSName.expand(
+            at: offset, in: ByteCursor(bytes), into: UnsafeMutableRawBufferPointer(start: name, count: 256))
+    }
+
+    /// The name at `offset` as written (for a name seen for the first time).
+    func original(_ offset: Int) -> DNSName {
+        var wire = [UInt8](repeating: 0, count: 256)
+        let n = wire.withUnsafeMutableBytes { DNSName.expand(at: offset, in: ByteCursor(bytes), into: $0) }
+        wire.removeLast(256 - n)
+        return DNSName(wire: wire)
     }
 }

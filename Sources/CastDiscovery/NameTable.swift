@@ -14,22 +14,27 @@ struct NameID: Hashable, Comparable {
 /// The interning table of the tracker: each distinct name (ignoring ASCII case) gets a
 /// ``NameID`` on first sight, with its Cast classification computed once.
 ///
-/// Open addressing over a power-of-two slot array; the hash works on eight lower-cased bytes
-/// at a time and is seeded per process (from Swift's randomly seeded `Hasher`), so names
-/// crafted to collide on one run do not collide on the next.
+/// Open addressing over a power-of-two slot array. Names are hashed and compared eight
+/// lower-cased bytes at a time: each is kept lower-cased and zero-padded to a multiple of
+/// eight bytes, and a name to look up is lower-cased in place in its (padded) scratch buffer.
+/// The hash is seeded per process (from Swift's randomly seeded `Hasher`), so names crafted to
+/// collide on one run do not collide on the next.
 struct NameTable {
     /// The names in the order they were interned, spelled as first seen.
     private(set) var names: [DNSName] = []
     /// Each name's Cast classification (`nil`: not under `_googlecast._tcp.local`) and the
     /// offset of its first label.
     private(set) var shapes: [(kind: CastName.Kind, first: Int)?] = []
-    /// Lower-cased wire bytes of every name, back to back, for equality checks.
-    private var lowered: [UInt8] = []
+    /// Lower-cased wire bytes of every name, each zero-padded to a multiple of 8 bytes.
+    private var lowered: [UInt64] = []
     private var spans: [(start: Int, count: Int)] = []
     private var hashes: [UInt64] = []
     /// Name index + 1 per slot; 0 for an empty slot.
     private var slots: [Int32] = Array(repeating: 0, count: 64)
     private let seed: UInt64
+
+    /// Bytes a scratch buffer needs beyond the longest name for ``intern(scratch:count:original:)``.
+    static let padding = 8
 
     init() {
         var h = Hasher()
@@ -48,59 +53,66 @@ struct NameTable {
 
     /// The ID of `name`, interning it if it is new.
     mutating func intern(_ name: DNSName) -> NameID {
-        name.wire.withUnsafeBufferPointer { w in intern(wire: w) { name } }
-    }
-
-    /// The ID of the name with these length-prefixed labels, interning it if it is new.
-    mutating func intern(wire w: UnsafeBufferPointer<UInt8>) -> NameID {
-        intern(wire: w) { DNSName(wire: Array(w)) }
-    }
-
-    private mutating func intern(wire w: UnsafeBufferPointer<UInt8>, _ make: () -> DNSName) -> NameID {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: w.count + 8) { buffer in
-            let lower = UnsafeBufferPointer(rebasing: buffer[0..<w.count])
-            let hash = Self.lowerAndHash(w, into: buffer, seed: seed)
-            if let found = find(lower, hash: hash) { return found }
-            let id = NameID(raw: Int32(names.count))
-            names.append(make())
-            shapes.append(CastName.shape(w))
-            spans.append((lowered.count, w.count))
-            lowered.append(contentsOf: lower)
-            hashes.append(hash)
-            if names.count * 2 > slots.count { grow() } else { place(id, hash: hash) }
-            return id
-        }
+        withPadded(name.wire) { scratch, n in intern(scratch: scratch, count: n) { name } }
     }
 
     /// The ID of `name` if it was interned.
     func lookup(_ name: DNSName) -> NameID? {
-        name.wire.withUnsafeBufferPointer { lookup(wire: $0) }
+        withPadded(name.wire) { scratch, n in lookup(scratch: scratch, count: n) }
     }
 
-    /// The ID of the name with these length-prefixed labels if it was interned.
-    func lookup(wire w: UnsafeBufferPointer<UInt8>) -> NameID? {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: w.count + 8) { buffer in
-            let hash = Self.lowerAndHash(w, into: buffer, seed: seed)
-            return find(UnsafeBufferPointer(rebasing: buffer[0..<w.count]), hash: hash)
+    /// Interns the name whose length-prefixed labels are the first `n` bytes of `scratch`,
+    /// which has ``padding`` writable bytes after them. The bytes are lower-cased in place.
+    /// - Parameter original: the name as written, asked for only when it is new.
+    mutating func intern(scratch: UnsafeMutableRawPointer, count n: Int, original: () -> DNSName) -> NameID {
+        let hash = Self.lowerAndHash(scratch, count: n, seed: seed)
+        if let found = find(scratch, count: n, hash: hash) { return found }
+        let id = NameID(raw: Int32(names.count))
+        let name = original()
+        names.append(name)
+        shapes.append(CastName.shape(name.wire))
+        let words = (n + 7) / 8
+        spans.append((lowered.count, n))
+        for k in 0..<words { lowered.append(scratch.loadUnaligned(fromByteOffset: 8 * k, as: UInt64.self)) }
+        hashes.append(hash)
+        if names.count * 2 > slots.count { grow() } else { place(id, hash: hash) }
+        return id
+    }
+
+    /// ``intern(scratch:count:original:)`` without adding the name: its ID if it was interned.
+    func lookup(scratch: UnsafeMutableRawPointer, count n: Int) -> NameID? {
+        find(scratch, count: n, hash: Self.lowerAndHash(scratch, count: n, seed: seed))
+    }
+
+    /// Runs `body` with `wire` copied into a padded scratch buffer.
+    private func withPadded<R>(_ wire: [UInt8], _ body: (UnsafeMutableRawPointer, Int) -> R) -> R {
+        withUnsafeTemporaryAllocation(byteCount: wire.count + Self.padding, alignment: 8) { buffer in
+            wire.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            return body(buffer.baseAddress!, wire.count)
         }
     }
 
-    private func find(_ lower: UnsafeBufferPointer<UInt8>, hash: UInt64) -> NameID? {
+    private func find(_ lower: UnsafeMutableRawPointer, count n: Int, hash: UInt64) -> NameID? {
         let mask = slots.count - 1
         var i = Int(truncatingIfNeeded: hash) & mask
-        while true {
-            let s = slots[i]
-            if s == 0 { return nil }
-            let index = Int(s) - 1
-            if hashes[index] == hash, spans[index].count == lower.count {
-                let span = spans[index]
-                let equal = lowered.withUnsafeBufferPointer { all in
-                    lower.count == 0
-                        || memcmpEqual(all.baseAddress! + span.start, lower.baseAddress!, count: lower.count)
+        let words = (n + 7) / 8
+        return lowered.withUnsafeBufferPointer { all in
+            while true {
+                let s = slots[i]
+                if s == 0 { return nil }
+                let index = Int(s) - 1
+                if hashes[index] == hash, spans[index].count == n {
+                    let start = spans[index].start
+                    var equal = true
+                    for k in 0..<words
+                    where all[start + k] != lower.loadUnaligned(fromByteOffset: 8 * k, as: UInt64.self) {
+                        equal = false
+                        break
+                    }
+                    if equal { return NameID(raw: Int32(index)) }
                 }
-                if equal { return NameID(raw: Int32(index)) }
+                i = (i + 1) & mask
             }
-            i = (i + 1) & mask
         }
     }
 
@@ -116,35 +128,24 @@ struct NameTable {
         for index in hashes.indices { place(NameID(raw: Int32(index)), hash: hashes[index]) }
     }
 
-    /// Writes the lower-cased bytes of `w` to `out` (which has room for 8 more) and returns
-    /// their seeded hash, eight bytes at a time.
+    /// Lower-cases the first `n` bytes at `p` in place, zeroes the padding up to the next
+    /// multiple of 8, and returns their seeded hash, eight bytes at a time.
     @inline(__always)
-    static func lowerAndHash(_ w: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, seed: UInt64)
-        -> UInt64
-    {
-        let n = w.count
+    static func lowerAndHash(_ p: UnsafeMutableRawPointer, count n: Int, seed: UInt64) -> UInt64 {
+        // Zero the bytes after the name up to the word boundary (the padding is writable).
+        let end = (n + 7) & ~7
+        var z = n
+        while z < end {
+            p.storeBytes(of: 0, toByteOffset: z, as: UInt8.self)
+            z += 1
+        }
         var h = seed ^ (UInt64(n) &* 0x9E37_79B9_7F4A_7C15)
-        guard n > 0 else { return mix(h) }
-        let src = UnsafeRawPointer(w.baseAddress!)
-        let dst = UnsafeMutableRawPointer(out.baseAddress!)
         var i = 0
-        while i + 8 <= n {
-            let word = lower(src.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            dst.storeBytes(of: word, toByteOffset: i, as: UInt64.self)
+        while i < end {
+            let word = lower(p.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            p.storeBytes(of: word, toByteOffset: i, as: UInt64.self)
             h = mix(h ^ word)
             i += 8
-        }
-        if i < n {
-            var word: UInt64 = 0
-            var shift: UInt64 = 0
-            for k in i..<n {
-                let b = w[k]
-                let l = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
-                out[k] = l
-                word |= UInt64(l) << shift
-                shift += 8
-            }
-            h = mix(h ^ word)
         }
         return mix(h)
     }
@@ -167,23 +168,4 @@ struct NameTable {
         z = z &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 29)
     }
-}
-
-@inline(__always)
-private func memcmpEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) -> Bool {
-    var i = 0
-    let ra = UnsafeRawPointer(a)
-    let rb = UnsafeRawPointer(b)
-    while i + 8 <= count {
-        if ra.loadUnaligned(fromByteOffset: i, as: UInt64.self) != rb.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-        {
-            return false
-        }
-        i += 8
-    }
-    while i < count {
-        if a[i] != b[i] { return false }
-        i += 1
-    }
-    return true
 }

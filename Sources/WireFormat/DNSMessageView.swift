@@ -81,12 +81,6 @@ public struct DNSMessageView {
         self.flags = flags
     }
 
-    /// Sets what a check found (a view rebuilt from a ``DNSMessageArena``).
-    mutating func restore(decodedCounts: (Int, Int, Int, Int), sectionStarts: (Int, Int, Int, Int)) {
-        self.decodedCounts = decodedCounts
-        self.sectionStarts = sectionStarts
-    }
-
     /// Checks `message` the way ``DNSMessage/decodePartial(_:)`` decodes it.
     /// - Parameters:
     ///   - message: the DNS message (offset 0 at its header).

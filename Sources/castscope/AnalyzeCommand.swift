@@ -149,25 +149,18 @@ enum AnalyzeCommand {
             // merge the results in command-line order (the same output as reading them in turn).
             let results = ResultSlots(count: runs.count)
             let group = DispatchGroup()
-            // CASTSCOPE_JOBS=1 reads the files one after the other, each on one thread (tests
-            // compare both ways).
+            // CASTSCOPE_JOBS=1 reads the files one after the other (tests compare both ways).
             let serial = environmentValue("CASTSCOPE_JOBS") == "1"
             let queue = serial ? DispatchQueue(label: "castscope.serial") : DispatchQueue.global()
             for (index, run) in runs.enumerated() {
                 let task = UncheckedBox((run, progress[index]))
                 queue.async(group: group) {
                     var (run, shared) = task.value
-                    if serial {
-                        var tracker = DiscoveryTracker(options: options)
-                        run.forEachPacketInPlace(progress: shared) { packet, message in
-                            tracker.ingest(packet, message: message, capture: index)
-                        }
-                        results.store(index, (run, tracker.finish()))
-                    } else {
-                        // Reading and tracking overlap on two threads.
-                        let timeline = run.trackPipelined(progress: shared, options: options, capture: index)
-                        results.store(index, (run, timeline))
+                    var tracker = DiscoveryTracker(options: options)
+                    run.forEachPacketInPlace(progress: shared) { packet, message in
+                        tracker.ingest(packet, message: message, capture: index)
                     }
+                    results.store(index, (run, tracker.finish()))
                 }
             }
             while group.wait(timeout: .now() + .milliseconds(200)) == .timedOut { line.update(progress) }

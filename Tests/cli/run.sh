@@ -199,11 +199,6 @@ check "no progress line when standard error is not a terminal" eval '[[ ! -s $T/
 CASTSCOPE_JOBS=1 "$BIN" analyze --format json "$T/dense.pcap" captures/*.pcap >"$T/serial.json" 2>/dev/null
 "$BIN" analyze --format json "$T/dense.pcap" captures/*.pcap >"$T/parallel.json" 2>/dev/null
 check "several files read in parallel give exactly the serial output" eval 'cmp -s "$T/serial.json" "$T/parallel.json"'
-# One file: read and tracked on two threads (batches of 256 packets) or on one.
-CASTSCOPE_JOBS=1 "$BIN" analyze "$T/dense.pcap" >"$T/serial.txt" 2>/dev/null
-"$BIN" analyze "$T/dense.pcap" >"$T/pipelined.txt" 2>/dev/null
-check "one file read and tracked on two threads gives exactly the one-thread output" \
-    eval 'cmp -s "$T/serial.txt" "$T/pipelined.txt" && [[ -s $T/serial.txt ]]'
 if [ -d ../shared/captures/external ]; then
     mapfile -t EXTERNAL < <(find ../shared/captures/external \( -name '*.pcap' -o -name '*.pcapng' \) | sort)
     CASTSCOPE_JOBS=1 "$BIN" analyze --format json "${EXTERNAL[@]}" >"$T/serial-ext.json" 2>/dev/null
