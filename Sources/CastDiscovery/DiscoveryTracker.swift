@@ -34,6 +34,8 @@ public enum TrackerLimits {
     public static let maximumMissedFramesKept = 20
     /// Distinct TTL values kept per record type of a device or host.
     public static let maximumTTLsKept = 64
+    /// Distinct TXT records remembered (parsed) per device.
+    public static let recentTXTKept = 4
 }
 
 /// Follows Cast discovery through a stream of packets: devices, clients, sessions, latency.
@@ -80,6 +82,9 @@ public struct DiscoveryTracker {
         var lastSnapshot: DeviceSnapshot?
         /// The TXT rdata as last parsed, to skip parsing it again.
         var rawTXT: [UInt8]?
+        /// The last few distinct TXT records with their meaning: a receiver that goes back and
+        /// forth between idle and casting repeats the same few records.
+        var recentTXT: [(raw: [UInt8], txt: CastTXT)] = []
 
         /// The TTLs by record type, as reports show them.
         var ttls: [String: Set<UInt32>] {
@@ -543,10 +548,18 @@ public struct DiscoveryTracker {
                     // Parse the Cast keys only when the record changed.
                     guard ttl > 0 else { return }
                     func update(_ bytes: UnsafeRawBufferPointer) {
-                        if i.rawTXT.map({ !Self.equal($0, bytes) }) ?? true {
-                            i.rawTXT = Array(bytes)
-                            i.txt = CastTXT(TXTRecord(wire: bytes))
+                        guard i.rawTXT.map({ !Self.equal($0, bytes) }) ?? true else { return }
+                        if let seen = i.recentTXT.firstIndex(where: { Self.equal($0.raw, bytes) }) {
+                            i.rawTXT = i.recentTXT[seen].raw
+                            i.txt = i.recentTXT[seen].txt
+                            return
                         }
+                        let raw = Array(bytes)
+                        let parsed = CastTXT(TXTRecord(wire: bytes))
+                        i.rawTXT = raw
+                        i.txt = parsed
+                        if i.recentTXT.count == TrackerLimits.recentTXTKept { i.recentTXT.removeFirst() }
+                        i.recentTXT.append((raw, parsed))
                     }
                     switch txt {
                     case .wire(let bytes): update(bytes)

@@ -9,16 +9,16 @@ public enum AnalysisJSON {
     /// Renders the whole report as pretty-printed JSON (2-space indent, stable key order),
     /// ending with a newline.
     public static func render(_ r: AnalysisReport) -> String {
-        pretty(write(r).bytes) + "\n"
+        write(r, pretty: true).output + "\n"
     }
 
     /// The same document on one line, without a newline (for JSON lines).
     public static func compact(_ r: AnalysisReport) -> String {
-        write(r).output
+        write(r, pretty: false).output
     }
 
-    static func write(_ r: AnalysisReport) -> JSONWriter {
-        var w = JSONWriter()
+    static func write(_ r: AnalysisReport, pretty: Bool) -> JSONWriter {
+        var w = JSONWriter(pretty: pretty)
         w.beginObject()
         w.int(AnalysisReport.schemaVersion, "schemaVersion")
         w.string("castscope", "generator")
@@ -267,66 +267,4 @@ public enum AnalysisJSON {
         return "\(sign)\(m / 1000).\(String(repeating: "0", count: 3 - frac.count))\(frac)"
     }
 
-    /// Re-indents compact JSON (2 spaces); strings are copied untouched. Works on UTF-8
-    /// bytes: every structural character is ASCII.
-    static func pretty(_ compact: String) -> String { pretty(Array(compact.utf8)) }
-
-    /// ``pretty(_:)-(String)`` over UTF-8 bytes.
-    static func pretty(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        var depth = 0
-        var inString = false
-        var escaped = false
-        var i = 0
-        func newline() {
-            out.append(0x0A)
-            for _ in 0..<(depth * 2) { out.append(0x20) }
-        }
-        while i < bytes.count {
-            let c = bytes[i]
-            if inString {
-                out.append(c)
-                if escaped {
-                    escaped = false
-                } else if c == 0x5C {  // backslash
-                    escaped = true
-                } else if c == 0x22 {  // quote
-                    inString = false
-                }
-                i += 1
-                continue
-            }
-            switch c {
-            case 0x22:
-                inString = true
-                out.append(c)
-            case 0x7B, 0x5B:  // { [
-                let close: UInt8 = c == 0x7B ? 0x7D : 0x5D
-                if i + 1 < bytes.count, bytes[i + 1] == close {
-                    out.append(c)
-                    out.append(close)
-                    i += 2
-                    continue
-                }
-                out.append(c)
-                depth += 1
-                newline()
-            case 0x7D, 0x5D:  // } ]
-                depth -= 1
-                newline()
-                out.append(c)
-            case 0x2C:  // ,
-                out.append(c)
-                newline()
-            case 0x3A:  // :
-                out.append(c)
-                out.append(0x20)
-            default:
-                out.append(c)
-            }
-            i += 1
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
 }

@@ -8,23 +8,45 @@ public struct JSONWriter {
     public var output: String { String(decoding: bytes, as: UTF8.self) }
     private var first: [Bool] = [true]
     private var afterKey = false
+    /// Indented output: two spaces per level, one member or element per line, `": "` after
+    /// keys, empty containers as `{}` and `[]`.
+    public let pretty: Bool
 
-    public init() {}
+    /// A writer of compact JSON, or of indented JSON when `pretty`.
+    public init(pretty: Bool = false) { self.pretty = pretty }
+
+    private mutating func newline(_ depth: Int) {
+        bytes.append(0x0A)
+        for _ in 0..<(depth * 2) { bytes.append(0x20) }
+    }
 
     private mutating func beginValue() {
         if afterKey {
             afterKey = false
             return
         }
-        if !first[first.count - 1] { bytes.append(0x2C) }
-        first[first.count - 1] = false
+        let depth = first.count - 1
+        if !first[depth] {
+            bytes.append(0x2C)
+            if pretty { newline(depth) }
+        } else if pretty, depth > 0 {
+            newline(depth)
+        }
+        first[depth] = false
     }
 
     private mutating func key(_ k: String) {
         beginValue()
         Self.appendString(k, to: &bytes)
         bytes.append(0x3A)
+        if pretty { bytes.append(0x20) }
         afterKey = true
+    }
+
+    private mutating func end(_ close: UInt8) {
+        let empty = first.removeLast()
+        if pretty, !empty { newline(first.count - 1) }
+        bytes.append(close)
     }
 
     /// Starts an object: a value in an array, or the value of `key` in an object.
@@ -36,10 +58,7 @@ public struct JSONWriter {
     }
 
     /// Ends the current object.
-    public mutating func endObject() {
-        first.removeLast()
-        bytes.append(0x7D)
-    }
+    public mutating func endObject() { end(0x7D) }
 
     /// Starts an array.
     public mutating func beginArray(_ key: String? = nil) {
@@ -50,10 +69,7 @@ public struct JSONWriter {
     }
 
     /// Ends the current array.
-    public mutating func endArray() {
-        first.removeLast()
-        bytes.append(0x5D)
-    }
+    public mutating func endArray() { end(0x5D) }
 
     /// Writes a string (or `null`).
     public mutating func string(_ value: String?, _ key: String? = nil) {
