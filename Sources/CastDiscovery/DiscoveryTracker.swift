@@ -1119,7 +1119,7 @@ struct MessageNames {
     /// - Returns: its length.
     func expand(_ offset: Int) -> Int {
         DNSName.expand(
-            at: offset, in: ByteCursor(bytes), into: UnsafeMutableRawBufferPointer(start: name, count: 256))
+            at: offset, in: ByteCursor(bytes), into: UnsafeMutableRawBufferPointer(start: name, count: Self.nameBytes))
     }
 
     /// The name at `offset` as written (for a name seen for the first time).

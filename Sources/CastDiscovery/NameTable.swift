@@ -134,11 +134,7 @@ struct NameTable {
     static func lowerAndHash(_ p: UnsafeMutableRawPointer, count n: Int, seed: UInt64) -> UInt64 {
         // Zero the bytes after the name up to the word boundary (the padding is writable).
         let end = (n + 7) & ~7
-        var z = n
-        while z < end {
-            p.storeBytes(of: 0, toByteOffset: z, as: UInt8.self)
-            z += 1
-        }
+        p.storeBytes(of: 0 as UInt64, toByteOffset: n, as: UInt64.self)
         var h = seed ^ (UInt64(n) &* 0x9E37_79B9_7F4A_7C15)
         var i = 0
         while i < end {

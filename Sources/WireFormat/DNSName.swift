@@ -180,7 +180,9 @@ public struct DNSName: Hashable, Sendable, CustomStringConvertible {
             guard length & 0xC0 == 0, at + 1 + length <= src.count, n + 1 + length <= buffer.count else { return n }
             to.storeBytes(of: UInt8(length), toByteOffset: n, as: UInt8.self)
             var k = 0
-            while k + 8 <= length {
+            // Whole words, the last one possibly running past the label (into bytes the next
+            // label overwrites) when both buffers go on that far.
+            while k < length, at + 1 + k + 8 <= src.count, n + 1 + k + 8 <= buffer.count {
                 to.storeBytes(
                     of: from.loadUnaligned(fromByteOffset: at + 1 + k, as: UInt64.self), toByteOffset: n + 1 + k,
                     as: UInt64.self)
