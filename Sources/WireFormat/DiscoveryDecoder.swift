@@ -287,7 +287,8 @@ public struct DiscoveryDecoder {
         searchers[key] = (frame, time)
     }
 
-    mutating func count(_ packet: DiscoveryPacket) {
+    @inline(__always)
+    mutating func count(_ packet: borrowing DiscoveryPacket) {
         counts.discoveryPackets += 1
         if packet.isMDNS { counts.mdnsPackets += 1 } else { counts.ssdpPackets += 1 }
         if packet.error != nil { counts.malformedPackets += 1 }
