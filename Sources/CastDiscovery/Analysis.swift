@@ -10,12 +10,15 @@ extension AnalysisReport {
         self.findings = []
 
         // Devices by id across timelines.
+        // (Indexes by key: a flood of devices must not make this quadratic.)
         var parts: [TimelineResult.DevicePart] = []
+        var partIndex: [String: Int] = [:]
         for timeline in timelines {
             for part in timeline.devices {
-                if let i = parts.firstIndex(where: { $0.id == part.id }) {
+                if let i = partIndex[part.id] {
                     parts[i].absorb(part)
                 } else {
+                    partIndex[part.id] = parts.count
                     parts.append(part)
                 }
             }
@@ -39,29 +42,36 @@ extension AnalysisReport {
                 }
             }
         }
+        var deviceByAddress: [IPAddress: Int] = [:]
+        for (i, d) in devices.enumerated() {
+            for a in d.addresses where deviceByAddress[a] == nil { deviceByAddress[a] = i }
+        }
         for key in dialOrder {
             let info = dialByKey[key]!
             let address = info.locationAddress ?? info.address
-            if let i = devices.firstIndex(where: {
-                $0.addresses.contains(address) || $0.addresses.contains(info.address)
-            }) {
+            // The first device (in order) with either address.
+            if let i = [deviceByAddress[address], deviceByAddress[info.address]].compactMap({ $0 }).min() {
                 if devices[i].dial == nil { devices[i].dial = info }
                 if !devices[i].via.contains("dial") { devices[i].via.append("dial") }
                 devices[i].firstSeen = Swift.min(devices[i].firstSeen, info.firstSeen)
                 devices[i].lastSeen = Swift.max(devices[i].lastSeen, info.lastSeen)
             } else {
-                devices.append(Device(dial: info))
+                let d = Device(dial: info)
+                for a in d.addresses where deviceByAddress[a] == nil { deviceByAddress[a] = devices.count }
+                devices.append(d)
             }
         }
         self.devices = devices
 
         // Clients by address.
         var clients: [Client] = []
+        var clientIndex: [IPAddress: Int] = [:]
         for timeline in timelines {
             for part in timeline.clients {
-                if let i = clients.firstIndex(where: { $0.address == part.client.address }) {
+                if let i = clientIndex[part.client.address] {
                     clients[i].absorb(part.client)
                 } else {
+                    clientIndex[part.client.address] = clients.count
                     clients.append(part.client)
                 }
             }
@@ -74,12 +84,19 @@ extension AnalysisReport {
         self.reflectedFrames = Array(timelines.flatMap(\.reflected).prefix(DiscoveryTracker.maximumEvidenceFrames))
         self.reflectedCount = timelines.reduce(0) { $0 + $1.reflectedCount }
         self.reflectedTTLs = timelines.reduce(into: Set<UInt8>()) { $0.formUnion($1.reflectedTTLs) }.sorted()
+        var drops = LimitDrops()
+        for t in timelines { drops += t.drops }
+        drops.fragments = captures.reduce(0) { $0 + $1.fragmentsDropped }
+        self.limitDrops = drops
+        self.capacity = options.capacity
 
         // Responses by (client, device).
         var responseParts: [TimelineResult.ResponsePart] = []
+        var responseIndex: [String: Int] = [:]
         for timeline in timelines {
             for r in timeline.responses {
-                if let i = responseParts.firstIndex(where: { $0.client == r.client && $0.deviceID == r.deviceID }) {
+                let key = "\(r.client) \(r.deviceID)"
+                if let i = responseIndex[key] {
                     responseParts[i].counter.expected += r.counter.expected
                     responseParts[i].counter.answered += r.counter.answered
                     responseParts[i].counter.suppressed += r.counter.suppressed
@@ -87,6 +104,7 @@ extension AnalysisReport {
                     responseParts[i].counter.delays += r.counter.delays
                     responseParts[i].counter.missedFrames += r.counter.missedFrames
                 } else {
+                    responseIndex[key] = responseParts.count
                     responseParts.append(r)
                 }
             }

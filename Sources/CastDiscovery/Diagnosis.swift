@@ -64,6 +64,36 @@ public enum Diagnosis {
                         frames: c.packets > 0 ? [FrameRef(capture: i, frame: c.packets)] : []))
             }
         }
+        let d = r.limitDrops
+        if !d.isEmpty {
+            let c = r.capacity
+            var parts: [String] = []
+            if d.devices > 0 {
+                parts.append("\(d.devices) new device\(d.devices == 1 ? "" : "s") beyond \(c.devices) (--max-devices)")
+            }
+            if d.devicesEvicted > 0 {
+                parts.append(
+                    "\(d.devicesEvicted) incomplete device\(d.devicesEvicted == 1 ? "" : "s") (never seen with SRV "
+                        + "or TXT) forgotten to make room")
+            }
+            if d.clients > 0 { parts.append("\(d.clients) packets from clients beyond \(c.clients) (--max-clients)") }
+            if d.names > 0 { parts.append("\(d.names) records whose names did not fit in \(c.names) (--max-names)") }
+            if d.hosts > 0 { parts.append("\(d.hosts) address records of hosts beyond \(c.hosts)") }
+            if d.dialDevices > 0 { parts.append("\(d.dialDevices) DIAL answers from devices beyond \(c.dialDevices)") }
+            if d.fragments > 0 {
+                parts.append("\(d.fragments) fragmented datagrams abandoned by the reassembly limits (--max-fragments)")
+            }
+            f.append(
+                Finding(
+                    code: "LIMIT_REACHED", severity: .warning,
+                    title: "Some discovery state was dropped to keep memory bounded",
+                    detail: "The capture holds more than castscope keeps: " + parts.joined(separator: "; ")
+                        + ". Everything else was analysed; devices, clients and latencies may be missing from the "
+                        + "report.",
+                    advice: "A flood of announcements, names or fragments like this is a misbehaving device or an "
+                        + "attack on the network: look for the sender in Wireshark. If the network really is that "
+                        + "large, raise the limits with the options named above."))
+        }
         if r.malformedCount > 0 {
             let reasons = Set(r.malformedFrames.map(\.reason)).sorted().prefix(3).joined(separator: "; ")
             f.append(

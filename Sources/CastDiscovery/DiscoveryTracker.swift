@@ -16,8 +16,60 @@ public struct AnalysisOptions: Hashable, Sendable {
     public var responseWindowNanoseconds: Int64 = 1_000_000_000
     /// Collect ``TrackerEvent``s for ``DiscoveryTracker/drainEvents()`` (live capture).
     public var collectEvents = false
+    /// How much state one timeline may hold (`--max-devices`, `--max-clients`, `--max-names`).
+    public var capacity = TrackerCapacity()
 
     public init() {}
+}
+
+/// Upper bounds on what one timeline keeps, whatever the capture holds: a flood of fake
+/// devices, clients or names costs bounded memory. What goes beyond is dropped and counted
+/// (``LimitDrops``), and the report says so (the `LIMIT_REACHED` finding).
+public struct TrackerCapacity: Hashable, Sendable {
+    /// Cast service instances (`--max-devices`). When full, the oldest instance never seen
+    /// with a SRV or TXT record makes room for a new one; when all are complete, the new one is
+    /// dropped.
+    public var devices = 10_000
+    /// Host names with address records.
+    public var hosts = 10_000
+    /// Clients (`--max-clients`): addresses that asked for Cast services or searched for DIAL.
+    public var clients = 10_000
+    /// Distinct DNS names (`--max-names`).
+    public var names = 200_000
+    /// DIAL devices.
+    public var dialDevices = 10_000
+
+    public init() {}
+}
+
+/// What was dropped because a ``TrackerCapacity`` or reassembly limit was reached.
+public struct LimitDrops: Hashable, Sendable {
+    /// New devices dropped, and incomplete ones (never seen with SRV or TXT) evicted for newer.
+    public var devices = 0
+    public var devicesEvicted = 0
+    public var hosts = 0
+    public var clients = 0
+    /// Records dropped because their names could not be interned.
+    public var names = 0
+    public var dialDevices = 0
+    /// Fragmented datagrams abandoned to stay within the reassembly limits.
+    public var fragments = 0
+
+    public init() {}
+
+    /// Whether nothing was dropped.
+    public var isEmpty: Bool { self == LimitDrops() }
+
+    /// Adds another timeline's drops.
+    public static func += (a: inout LimitDrops, b: LimitDrops) {
+        a.devices += b.devices
+        a.devicesEvicted += b.devicesEvicted
+        a.hosts += b.hosts
+        a.clients += b.clients
+        a.names += b.names
+        a.dialDevices += b.dialDevices
+        a.fragments += b.fragments
+    }
 }
 
 /// Bounds that keep memory proportional to devices and clients, not packets.
@@ -247,7 +299,13 @@ public struct DiscoveryTracker {
         var info: DIALInfo
     }
 
-    var names = NameTable()
+    var names: NameTable
+    /// What was dropped to stay within ``AnalysisOptions/capacity``.
+    var drops = LimitDrops()
+    /// Instances in order of creation that were incomplete when created (candidates to make
+    /// room when the table is full; checked again when taken).
+    var evictionCandidates: [Int] = []
+    var evictionCursor = 0
     /// Per-packet lists kept from one packet to the next, so that they allocate nothing.
     var reusedRecords: [KeyedRecord] = []
     var reusedQuery = KeyedQuery()
@@ -278,7 +336,10 @@ public struct DiscoveryTracker {
     /// Evidence frames kept per kind (malformed, reflected).
     static let maximumEvidenceFrames = 30
 
-    public init(options: AnalysisOptions = AnalysisOptions()) { self.options = options }
+    public init(options: AnalysisOptions = AnalysisOptions()) {
+        self.options = options
+        names = NameTable(limit: options.capacity.names)
+    }
 
     /// The instance state of `id`, if it is a known instance.
     func instance(_ id: NameID) -> InstanceState? {
@@ -418,10 +479,17 @@ public struct DiscoveryTracker {
         return requirement == .any || requirement.accepts(CastName.shape(owner)?.kind)
     }
 
+    /// Interns `name`, counting it as dropped when the name table is full.
+    mutating func internOrCount(_ name: DNSName) -> NameID? {
+        if let id = names.intern(name) { return id }
+        drops.names += 1
+        return nil
+    }
+
     /// Interns a PTR target if it is a Cast instance name.
     mutating func instanceTarget(_ name: DNSName) -> NameID? {
         guard let shape = CastName.shape(name.wire), shape.kind == .instance else { return nil }
-        return names.intern(name)
+        return internOrCount(name)
     }
 
     /// Interns the name at `offset` of a message read in place if it meets `requirement`.
@@ -432,7 +500,10 @@ public struct DiscoveryTracker {
         if let id = n.remembered(start) { return requirement.accepts(names.shape(id)?.kind) ? id : nil }
         // Interned first, classified from the table (once per distinct name, not per use).
         let count = n.expand(offset)
-        let id = names.intern(scratch: n.name, count: count) { n.original(offset) }
+        guard let id = names.intern(scratch: n.name, count: count, original: { n.original(offset) }) else {
+            drops.names += 1
+            return nil
+        }
         n.remember(start, id)
         return requirement.accepts(names.shape(id)?.kind) ? id : nil
     }
@@ -470,13 +541,14 @@ public struct DiscoveryTracker {
         var txts: [[UInt8]] = []
         for r in message.answers + message.additionals {
             guard r.name.wire.withUnsafeBufferPointer({ Self.matters(r.type, owner: $0) }) else { continue }
-            var record = KeyedRecord(type: r.type, ttl: r.ttl, owner: names.intern(r.name))
+            guard let owner = internOrCount(r.name) else { continue }
+            var record = KeyedRecord(type: r.type, ttl: r.ttl, owner: owner)
             switch r.data {
             case .name(let t) where r.type == .ptr:
                 guard let t = instanceTarget(t) else { continue }
                 record.target = t
             case .srv(_, _, let port, let target):
-                record.target = names.intern(target)
+                record.target = internOrCount(target)
                 record.port = port
             case .txt(let txt):
                 record.txt = .decoded(txts.count)
@@ -622,12 +694,23 @@ public struct DiscoveryTracker {
             let w = name.wire
             let first = names.shape(key)!.first
             let label = CastName.text(w[(first + 1)..<(first + 1 + Int(w[first]))])
-            slot = instances.count
+            let state = InstanceState(
+                key: key, name: name, label: label, firstSeen: packet.timestamp, lastSeen: packet.timestamp,
+                firstFrame: frame, lastFrame: frame)
+            if instances.count < options.capacity.devices {
+                slot = instances.count
+                instances.append(state)
+                evictionCandidates.append(slot)
+            } else if let free = takeIncompleteInstance() {
+                slot = free
+                instances[slot] = state
+                evictionCandidates.append(slot)
+                drops.devicesEvicted += 1
+            } else {
+                drops.devices += 1
+                return
+            }
             instanceSlot[key.index] = Int32(slot)
-            instances.append(
-                InstanceState(
-                    key: key, name: name, label: label, firstSeen: packet.timestamp, lastSeen: packet.timestamp,
-                    firstFrame: frame, lastFrame: frame))
         }
         let source = packet.source
         let time = packet.timestamp
@@ -639,6 +722,23 @@ public struct DiscoveryTracker {
             }
             body(&i)
         }
+    }
+
+    /// Frees the slot of the oldest instance still never seen with a SRV or TXT record (the
+    /// kind a flood of fake PTR answers creates), or returns `nil` when every one is complete.
+    mutating func takeIncompleteInstance() -> Int? {
+        while evictionCursor < evictionCandidates.count {
+            let slot = evictionCandidates[evictionCursor]
+            evictionCursor += 1
+            let i = instances[slot]
+            guard i.srvTarget == nil, i.txt == nil, i.srvTTLs.isEmpty, i.txtTTLs.isEmpty else { continue }
+            instanceSlot[i.key.index] = -1
+            return slot
+        }
+        // Compact the queue once it is consumed, so it does not grow without end.
+        evictionCandidates.removeAll(keepingCapacity: true)
+        evictionCursor = 0
+        return nil
     }
 
     @inline(__always)
@@ -654,6 +754,10 @@ public struct DiscoveryTracker {
         }
         var slot = Int(hostSlot[key.index])
         if slot < 0 {
+            guard hosts.count < options.capacity.hosts else {
+                drops.hosts += 1
+                return
+            }
             slot = hosts.count
             hostSlot[key.index] = Int32(slot)
             hosts.append(HostState())
@@ -732,7 +836,8 @@ public struct DiscoveryTracker {
     /// Interns a question name if it is a Cast browse name.
     mutating func castQuestion(_ name: DNSName) -> (NameID, CastName.Kind)? {
         guard let shape = CastName.shape(name.wire), shape.kind != .instance else { return nil }
-        return (names.intern(name), shape.kind)
+        guard let id = internOrCount(name) else { return nil }
+        return (id, shape.kind)
     }
 
     /// The owner of a possible known answer: a Cast browse name already interned (asked).
@@ -788,7 +893,8 @@ public struct DiscoveryTracker {
         for record in message.answers where record.type == .ptr {
             guard case .name(let target) = record.data else { continue }
             guard let owner = knownAnswerOwner(names.lookup(record.name)) else { continue }
-            q.knownAnswers.append(KnownAnswer(owner: owner, instance: names.intern(target), ttl: record.ttl))
+            guard let instance = internOrCount(target) else { continue }
+            q.knownAnswers.append(KnownAnswer(owner: owner, instance: instance, ttl: record.ttl))
         }
         return q
     }
@@ -800,7 +906,7 @@ public struct DiscoveryTracker {
         let address = packet.source
         guard options.clients.isEmpty || options.clients.contains(address) else { return }
         let now = packet.timestamp
-        let index = clientIndex(address, packet: packet)
+        guard let index = clientIndex(address, packet: packet) else { return }
         closeExpiredQuery(index, now: now)
         var names: [NameID] = []
         for q in query.questions where !names.contains(q.key) { names.append(q.key) }
@@ -910,12 +1016,17 @@ public struct DiscoveryTracker {
         }
     }
 
-    /// The index of the client at `address`, creating it on first sight.
-    mutating func clientIndex(_ address: IPAddress, packet: DiscoveryPacket) -> Int {
+    /// The index of the client at `address`, creating it on first sight; `nil` when the
+    /// client table is full.
+    mutating func clientIndex(_ address: IPAddress, packet: DiscoveryPacket) -> Int? {
         let index: Int
         if let existing = clientSlot[address] {
             index = existing
         } else {
+            guard clients.count < options.capacity.clients else {
+                drops.clients += 1
+                return nil
+            }
             index = clients.count
             clientSlot[address] = index
             clients.append(ClientState(address: address))
@@ -1020,7 +1131,7 @@ public struct DiscoveryTracker {
             guard ssdp.isDIAL else { return }
             let address = packet.source
             guard options.clients.isEmpty || options.clients.contains(address) else { return }
-            let index = clientIndex(address, packet: packet)
+            guard let index = clientIndex(address, packet: packet) else { return }
             modify(&clients[index]) { c in
                 c.dialSearches += 1
                 if c.firstDialSearch == nil {
@@ -1033,6 +1144,10 @@ public struct DiscoveryTracker {
             let key = Self.dialKey(ssdp, source: packet.source)
             let now = packet.timestamp
             if dial[key] == nil {
+                guard dial.count < options.capacity.dialDevices else {
+                    drops.dialDevices += 1
+                    return
+                }
                 dial[key] = DIALState(
                     info: DIALInfo(
                         location: nil, usn: nil, server: nil, address: packet.source, firstSeen: now, lastSeen: now,
@@ -1124,9 +1239,9 @@ struct MessageNames {
 
     /// The name at `offset` as written (for a name seen for the first time).
     func original(_ offset: Int) -> DNSName {
-        var wire = [UInt8](repeating: 0, count: 256)
-        let n = wire.withUnsafeMutableBytes { DNSName.expand(at: offset, in: ByteCursor(bytes), into: $0) }
-        wire.removeLast(256 - n)
-        return DNSName(wire: wire)
+        // Expanded into the scratch buffer again (the lower-cased copy there is done with), then
+        // copied at its exact size: names are kept for the whole run.
+        let n = expand(offset)
+        return DNSName(wire: Array(UnsafeRawBufferPointer(start: name, count: n)))
     }
 }

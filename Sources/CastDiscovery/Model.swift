@@ -36,6 +36,8 @@ public struct CaptureInfo: Hashable, Sendable {
     public var protectedWiFiFrames = 0
     /// Whether the file ends in the middle of a record.
     public var truncated: Bool
+    /// Fragmented datagrams abandoned to stay within the reassembly limits.
+    public var fragmentsDropped = 0
     /// First and last frame times (`nil` for an empty file).
     public var start: Timestamp?
     public var end: Timestamp?
@@ -68,6 +70,7 @@ extension CaptureInfo {
         ssdpPackets = s.ssdpPackets
         wifiDataFrames = s.wifiDataFrames
         protectedWiFiFrames = s.protectedWiFiFrames
+        fragmentsDropped = s.reassembly.evicted
     }
 }
 
@@ -375,6 +378,11 @@ public struct AnalysisReport: Sendable {
     public var reflectedFrames: [FrameRef]
     public var reflectedCount: Int
     public var reflectedTTLs: [UInt8]
+    /// What was dropped because a capacity or reassembly limit was reached (all timelines and
+    /// captures).
+    public var limitDrops = LimitDrops()
+    /// The capacity the tracker ran with.
+    public var capacity = TrackerCapacity()
     /// The session gap used, in seconds.
     public var sessionGapSeconds: Double
     /// Whether several files were analysed as one timeline.

@@ -32,11 +32,14 @@ struct NameTable {
     /// Name index + 1 per slot; 0 for an empty slot.
     private var slots: [Int32] = Array(repeating: 0, count: 64)
     private let seed: UInt64
+    /// The most names it takes; a new name beyond is not interned (``intern(_:)`` returns nil).
+    let limit: Int
 
     /// Bytes a scratch buffer needs beyond the longest name for ``intern(scratch:count:original:)``.
     static let padding = 8
 
-    init() {
+    init(limit: Int = .max) {
+        self.limit = limit
         var h = Hasher()
         h.combine(0x6361_7374_7363_6f70 as UInt64)
         seed = UInt64(bitPattern: Int64(h.finalize()))
@@ -51,8 +54,8 @@ struct NameTable {
     /// The Cast classification of `id`'s name.
     func shape(_ id: NameID) -> (kind: CastName.Kind, first: Int)? { shapes[id.index] }
 
-    /// The ID of `name`, interning it if it is new.
-    mutating func intern(_ name: DNSName) -> NameID {
+    /// The ID of `name`, interning it if it is new (`nil` if it is new and the table is full).
+    mutating func intern(_ name: DNSName) -> NameID? {
         withPadded(name.wire) { scratch, n in intern(scratch: scratch, count: n) { name } }
     }
 
@@ -63,18 +66,21 @@ struct NameTable {
 
     /// Interns the name whose length-prefixed labels are the first `n` bytes of `scratch`,
     /// which has ``padding`` writable bytes after them. The bytes are lower-cased in place.
-    /// - Parameter original: the name as written, asked for only when it is new.
-    mutating func intern(scratch: UnsafeMutableRawPointer, count n: Int, original: () -> DNSName) -> NameID {
+    /// - Parameter original: the name as written, asked for only when it is new (it may reuse
+    ///   `scratch`).
+    mutating func intern(scratch: UnsafeMutableRawPointer, count n: Int, original: () -> DNSName) -> NameID? {
         let hash = Self.lowerAndHash(scratch, count: n, seed: seed)
         if let found = find(scratch, count: n, hash: hash) { return found }
+        guard names.count < limit else { return nil }
         let id = NameID(raw: Int32(names.count))
-        let name = original()
-        names.append(name)
-        shapes.append(CastName.shape(name.wire))
+        // The lower-cased words first: `original` may reuse the scratch buffer.
         let words = (n + 7) / 8
         spans.append((lowered.count, n))
         for k in 0..<words { lowered.append(scratch.loadUnaligned(fromByteOffset: 8 * k, as: UInt64.self)) }
         hashes.append(hash)
+        let name = original()
+        names.append(name)
+        shapes.append(CastName.shape(name.wire))
         if names.count * 2 > slots.count { grow() } else { place(id, hash: hash) }
         return id
     }

@@ -46,6 +46,8 @@ public struct TimelineResult: Sendable {
     var reflected: [FrameRef]
     var reflectedCount: Int
     var reflectedTTLs: Set<UInt8>
+    /// What was dropped to stay within the tracker's capacity.
+    var drops = LimitDrops()
 }
 
 extension DiscoveryTracker {
@@ -69,6 +71,7 @@ extension DiscoveryTracker {
         // Devices: instances grouped by TXT id (instance label when there is none).
         var parts: [TimelineResult.DevicePart] = []
         var keysByDevice: [String: [NameID]] = [:]
+        var partIndex: [String: Int] = [:]
         for i in instances {
             let id = i.txt?.id.flatMap { $0.isEmpty ? nil : $0 } ?? i.label
             keysByDevice[id, default: []].append(i.key)
@@ -86,9 +89,10 @@ extension DiscoveryTracker {
                 addressFrames: host.map { h in zip(h.addresses, h.addressFrames).map { (address: $0.0, frame: $0.1) } }
                     ?? [],
                 sourceFrames: i.sourceFrames)
-            if let index = parts.firstIndex(where: { $0.id == id }) {
+            if let index = partIndex[id] {
                 parts[index].absorb(part)
             } else {
+                partIndex[id] = parts.count
                 parts.append(part)
             }
         }
@@ -172,7 +176,7 @@ extension DiscoveryTracker {
         return TimelineResult(
             devices: parts, dial: dialOrder.map { dial[$0]!.info }, clients: clientParts, latency: latency,
             responses: responses, queries: queries, malformed: malformed, malformedCount: malformedCount,
-            reflected: reflected, reflectedCount: reflectedCount, reflectedTTLs: reflectedTTLs)
+            reflected: reflected, reflectedCount: reflectedCount, reflectedTTLs: reflectedTTLs, drops: drops)
     }
 
     func row(_ s: SessionState, client: IPAddress, device: TimelineResult.DevicePart, keys: [NameID]) -> LatencyRow {

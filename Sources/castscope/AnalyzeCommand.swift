@@ -29,6 +29,8 @@ enum AnalyzeCommand {
         var plist: String?
         /// `--fail-on`: exit 1 when a finding of this severity or worse exists.
         var failOn: Severity?
+        /// `--max-fragments`: IP reassembly limits.
+        var reassembly = ReassemblyLimits()
     }
 
     static func parse(_ arguments: [String]) -> Result<Options, UsageError> {
@@ -58,6 +60,11 @@ enum AnalyzeCommand {
                             throw UsageError(message: "--client needs an IPv4 or IPv6 address, not '\(v)'")
                         }
                         o.analysis.clients.insert(address)
+                    case "--max-devices": o.analysis.capacity.devices = try count(name, try args.value(name, inline))
+                    case "--max-clients": o.analysis.capacity.clients = try count(name, try args.value(name, inline))
+                    case "--max-names": o.analysis.capacity.names = try count(name, try args.value(name, inline))
+                    case "--max-fragments":
+                        o.reassembly.maximumDatagrams = try count(name, try args.value(name, inline))
                     case "--plist": o.plist = try args.value(name, inline)
                     case "--fail-on": o.failOn = try FailOn.parse(try args.value(name, inline)).get()
                     default: throw UsageError(message: "unknown option '\(name)'")
@@ -67,6 +74,14 @@ enum AnalyzeCommand {
             if o.files.isEmpty { throw UsageError(message: "no capture file given") }
             return o
         }
+    }
+
+    /// A limit's value: a whole number from 1 to 100,000,000.
+    static func count(_ name: String, _ v: String) throws(UsageError) -> Int {
+        guard let n = Int(v), n >= 1, n <= 100_000_000 else {
+            throw UsageError(message: "\(name) needs a whole number from 1 to 100000000, not '\(v)'")
+        }
+        return n
     }
 
     static func run(_ arguments: [String]) -> ExitStatus {
@@ -108,7 +123,8 @@ enum AnalyzeCommand {
             }
         }
         let (analysis, status) = analyze(
-            o.files, options: o.analysis, merge: o.merge, prefilter: o.prefilter, quiet: o.quiet)
+            o.files, options: o.analysis, merge: o.merge, prefilter: o.prefilter, quiet: o.quiet,
+            reassembly: o.reassembly)
         guard var report = analysis else { return (nil, status) }
         if let plist { report.findings = InfoPlist.merged(report.findings, plist.crossCheck(report)) }
         return (report, status)
@@ -117,12 +133,13 @@ enum AnalyzeCommand {
     /// Reads, tracks and diagnoses the captures: the pipeline shared by `analyze` and `report`.
     /// - Returns: the report (`nil` when no file could be opened) and the exit status so far.
     static func analyze(
-        _ files: [String], options: AnalysisOptions, merge: Bool, prefilter: Bool, quiet: Bool = false
+        _ files: [String], options: AnalysisOptions, merge: Bool, prefilter: Bool, quiet: Bool = false,
+        reassembly: ReassemblyLimits = ReassemblyLimits()
     ) -> (AnalysisReport?, ExitStatus) {
         var status = ExitStatus.success
         var runs: [CaptureRun] = []
         for path in files {
-            switch CaptureRun.open(path, prefilter: prefilter) {
+            switch CaptureRun.open(path, prefilter: prefilter, reassembly: reassembly) {
             case .success(let run): runs.append(run)
             case .failure(let e): if status == .success { status = e.status }
             }
@@ -210,7 +227,8 @@ enum AnalyzeCommand {
 let analyzeUsage = """
     USAGE: castscope analyze [--format text|json|markdown] [-o FILE] [--session-gap S]
                              [--client ADDR]... [--merge] [--plist Info.plist]
-                             [--fail-on warning|error] FILE...
+                             [--fail-on warning|error] [--max-devices N] [--max-clients N]
+                             [--max-names N] [--max-fragments N] FILE...
 
     Builds the Cast picture of the captures: which receivers were visible (mDNS and DIAL),
     which hosts searched for them, and how fast each device answered each searcher.
@@ -228,6 +246,11 @@ let analyzeUsage = """
       --no-filter          Do not apply the lossless BPF prefilter.
       -q, --quiet          No progress line (it is shown only on a terminal, for files that
                            take more than a second). Several files are read in parallel.
+      --max-devices N      Keep at most N Cast instances (default 10000); when full, the oldest
+                           never seen with SRV or TXT makes room. Beyond: LIMIT_REACHED.
+      --max-clients N      Keep at most N clients (default 10000).
+      --max-names N        Keep at most N distinct DNS names (default 200000).
+      --max-fragments N    Reassemble at most N fragmented datagrams at once (default 64).
       --plist FILE         Also check an iOS app's Info.plist (see castscope check-plist) and
                            cross-check it: app IDs the capture shows being searched for or
                            answered that it does not declare are PLIST_MISSING_APP_ID errors.

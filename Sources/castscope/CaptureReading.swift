@@ -11,7 +11,9 @@ struct CaptureRun {
 
     /// Opens `path`, checks its link type and installs the lossless prefilter.
     /// - Returns: the run, or the exit status after printing the error.
-    static func open(_ path: String, prefilter: Bool) -> Result<CaptureRun, ExitStatusError> {
+    static func open(_ path: String, prefilter: Bool, reassembly: ReassemblyLimits = ReassemblyLimits())
+        -> Result<CaptureRun, ExitStatusError>
+    {
         let file: CaptureFile
         do throws(PcapError) {
             file = try CaptureFile(path: path)
@@ -38,7 +40,9 @@ struct CaptureRun {
             }
         }
         return .success(
-            CaptureRun(shownName: shownName, file: file, decoder: DiscoveryDecoder(linkType: file.linkType)))
+            CaptureRun(
+                shownName: shownName, file: file,
+                decoder: DiscoveryDecoder(linkType: file.linkType, reassemblyLimits: reassembly)))
     }
 
     /// Decodes every record, calling `body` for each discovery packet.

@@ -207,6 +207,46 @@ if [ -d ../shared/captures/external ]; then
         eval 'cmp -s "$T/serial-ext.json" "$T/parallel-ext.json" && [[ -s $T/serial-ext.json ]]'
 fi
 
+# ---------------------------------------------------------------- floods (bounded state, issue 7)
+# 100,000 fake devices (PTR only), then the real receiver: memory stays bounded, the receiver is
+# reported, LIMIT_REACHED says what was dropped; three times the flood costs no more memory.
+python3 scripts/gen-flood-capture.py --devices 100000 -o "$T/flood.pcap"
+python3 scripts/gen-flood-capture.py --devices 300000 -o "$T/flood3.pcap"
+/usr/bin/time -f '%M' -o "$T/rss1" "$BIN" analyze --format json "$T/flood.pcap" >"$T/flood.json" 2>/dev/null
+/usr/bin/time -f '%M' -o "$T/rss3" "$BIN" analyze --format json "$T/flood3.pcap" >"$T/flood3.json" 2>/dev/null
+flood_ok() {
+    python3 - "$1" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+ids = [d["id"] for d in r["devices"]]
+codes = [f["code"] for f in r["findings"]]
+assert "0a1b2c3d4e5f" in ids, "real device missing"
+assert len(ids) <= 10000, len(ids)
+assert "LIMIT_REACHED" in codes, codes
+PY
+}
+check "a 100,000-device flood: the real device is reported, at most 10,000 kept, LIMIT_REACHED" flood_ok "$T/flood.json"
+# 300,000 fake names overflow the name table (200,000): later names are dropped and counted.
+flood3_ok() {
+    python3 - "$1" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert len(r["devices"]) <= 10000, len(r["devices"])
+f = [f for f in r["findings"] if f["code"] == "LIMIT_REACHED"]
+assert f and "--max-names" in f[0]["detail"], f
+PY
+}
+check "a 300,000-device flood: at most 10,000 devices, names beyond 200,000 dropped and reported" \
+    flood3_ok "$T/flood3.json"
+check "peak RSS stays under 160 MiB for both floods ($(cat "$T/rss1") KiB, $(cat "$T/rss3") KiB)" \
+    eval '[ "$(cat "$T/rss1")" -lt 163840 ] && [ "$(cat "$T/rss3")" -lt 163840 ]'
+python3 scripts/gen-flood-capture.py --clients 50000 -o "$T/clients.pcap"
+run analyze --max-clients 1000 "$T/clients.pcap"
+check "--max-clients 1000: 1000 clients kept, the rest counted in LIMIT_REACHED" \
+    eval 'out_has "1000 clients" && out_has "LIMIT_REACHED" && out_has "49000 packets from clients beyond 1000"'
+run analyze --max-devices 0 "$T/clients.pcap"
+check "--max-devices 0 is a usage error" eval 'rc_is 64 && err_has "--max-devices needs a whole number"'
+
 # ---------------------------------------------------------------- help
 run --help
 check "--help exits 0 with usage on stdout" eval 'rc_is 0 && out_has "USAGE:" && out_has "castscope dump" && [[ ! -s $T/err ]]'
