@@ -54,10 +54,11 @@ differential: build
 	python3 Tests/differential/tshark_diff.py
 
 lint:
-	$(SWIFT) format lint --strict -r Sources Tests Package.swift
+	$(SWIFT) format lint --strict -r Sources Tests Fuzz Package.swift
 
 test: test-deps build lint
 	$(SWIFT) test
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/asan/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build/asan
 	Tests/cli/run.sh
 	Tests/cli/plist-extract.sh
 	Tests/html/check.sh
@@ -66,11 +67,18 @@ test: test-deps build lint
 	/usr/bin/python3 Tests/schema/validate.py --self-test
 	/usr/bin/python3 Tests/schema/validate.py
 	python3 Tests/differential/tshark_diff.py
+	scripts/fuzz smoke 30
 
 clean:
 	rm -rf .build
 
 # The benchmark of issue 6 (docs/performance.md): release build, then scripts/bench.
+# libFuzzer on the decoders and on whole capture files (issue 7): FUZZ_SECONDS each (600).
+.PHONY: fuzz
+fuzz:
+	scripts/fuzz run decode $(or $(FUZZ_SECONDS),600)
+	scripts/fuzz run capture $(or $(FUZZ_SECONDS),600)
+
 .PHONY: bench
 bench: build
 	scripts/bench

@@ -74,11 +74,9 @@ public final class CaptureFile {
         var filter = bpf_program()
         var hasFilter = false
     }
-    private let state: UnsafeMutablePointer<ReadState> = {
-        let p = UnsafeMutablePointer<ReadState>.allocate(capacity: 1)
-        p.initialize(to: ReadState())
-        return p
-    }()
+    /// Allocated only once opening has succeeded: a throwing initializer does not run
+    /// `deinit`, so anything allocated before a throw would leak (found by the capture fuzzer).
+    private let state: UnsafeMutablePointer<ReadState>
 
     /// Opens a capture file.
     /// - Parameter path: a file path, or `-` for standard input.
@@ -138,6 +136,8 @@ public final class CaptureFile {
         }
         handle = h
         streamBuffer = buffer
+        state = .allocate(capacity: 1)
+        state.initialize(to: ReadState())
         let dlt = pcap_datalink(h)
         linkType = LinkType(rawValue: dlt)
         linkTypeName = pcap_datalink_val_to_name(dlt).map { String(cString: $0) } ?? "DLT\(dlt)"
