@@ -97,12 +97,7 @@ extension AnalysisReport {
             for r in timeline.responses {
                 let key = "\(r.client) \(r.deviceID)"
                 if let i = responseIndex[key] {
-                    responseParts[i].counter.expected += r.counter.expected
-                    responseParts[i].counter.answered += r.counter.answered
-                    responseParts[i].counter.suppressed += r.counter.suppressed
-                    responseParts[i].counter.missed += r.counter.missed
-                    responseParts[i].counter.delays += r.counter.delays
-                    responseParts[i].counter.missedFrames += r.counter.missedFrames
+                    responseParts[i].counter += r.counter
                 } else {
                     responseIndex[key] = responseParts.count
                     responseParts.append(r)

@@ -256,6 +256,16 @@ public struct DiscoveryTracker {
         var missed = 0
         var delays: [Double] = []
         var missedFrames: [FrameRef] = []
+
+        /// Adds another counter's (several instances of one device, several timelines).
+        static func += (a: inout ResponseCounter, b: ResponseCounter) {
+            a.expected += b.expected
+            a.answered += b.answered
+            a.suppressed += b.suppressed
+            a.missed += b.missed
+            a.delays += b.delays
+            a.missedFrames += b.missedFrames
+        }
     }
 
     struct ClientState {
@@ -714,7 +724,7 @@ public struct DiscoveryTracker {
         }
         let source = packet.source
         let time = packet.timestamp
-        modify(&instances[slot]) { i in
+        Self.edit(&instances[slot]) { i in
             i.lastSeen = time
             i.lastFrame = frame
             if i.sourceFrames.last?.address != source, i.sources.insert(source).inserted {
@@ -741,10 +751,8 @@ public struct DiscoveryTracker {
         return nil
     }
 
-    @inline(__always)
-    func modify<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
-
-    /// ``modify(_:_:)`` for use inside another edit (captures nothing of the tracker).
+    /// Edits a value in place (an array element, a dictionary value) through a closure.
+    /// Static, so that it captures nothing of the tracker and can be used inside another edit.
     @inline(__always)
     static func edit<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
 
@@ -762,7 +770,7 @@ public struct DiscoveryTracker {
             hostSlot[key.index] = Int32(slot)
             hosts.append(HostState())
         }
-        modify(&hosts[slot]) { h in
+        Self.edit(&hosts[slot]) { h in
             if ttl > 0, !h.addresses.contains(address) {
                 h.addresses.append(address)
                 h.addressFrames.append(frame)
@@ -787,7 +795,7 @@ public struct DiscoveryTracker {
 
     mutating func updateClient(_ index: Int, records: [KeyedRecord], time: Timestamp, frame: FrameRef) {
         let window = options.responseWindowNanoseconds
-        modify(&clients[index]) { c in
+        Self.edit(&clients[index]) { c in
             guard c.current != nil else { return }
             for k in records where k.ttl > 0 {
                 switch k.type {
@@ -923,7 +931,7 @@ public struct DiscoveryTracker {
         var sessionStarted = false
         var newBurst = false
         var closing: QueryState?
-        modify(&clients[index]) { c in
+        Self.edit(&clients[index]) { c in
             c.queries += 1
             if packet.legacyUnicast {
                 c.legacyUnicast = true
@@ -1084,7 +1092,7 @@ public struct DiscoveryTracker {
         var entry = QueryLogEntry(
             time: q.time, frame: q.frame, names: q.names, answered: [], suppressed: [], missed: [])
         let collectEvents = options.collectEvents
-        modify(&clients[index]) { c in
+        Self.edit(&clients[index]) { c in
             let keepEntry = c.queryLog.count < TrackerLimits.maximumQueriesKept || collectEvents
             for (key, kind) in outcomes {
                 if key.index >= c.responses.count {
@@ -1132,7 +1140,7 @@ public struct DiscoveryTracker {
             let address = packet.source
             guard options.clients.isEmpty || options.clients.contains(address) else { return }
             guard let index = clientIndex(address, packet: packet) else { return }
-            modify(&clients[index]) { c in
+            Self.edit(&clients[index]) { c in
                 c.dialSearches += 1
                 if c.firstDialSearch == nil {
                     c.firstDialSearch = packet.timestamp

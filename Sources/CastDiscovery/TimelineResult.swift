@@ -59,7 +59,7 @@ extension DiscoveryTracker {
                 pendingSince[index] = nil
                 close(q, client: index)
             }
-            modify(&clients[index]) { c in
+            Self.edit(&clients[index]) { c in
                 if var s = c.current, c.finished.count < TrackerLimits.maximumSessionsKept {
                     s.compact()
                     c.finished.append(s)
@@ -112,12 +112,7 @@ extension DiscoveryTracker {
                 for key in keysByDevice[part.id] ?? [] {
                     guard let r = c.response(key) else { continue }
                     any = true
-                    counter.expected += r.expected
-                    counter.answered += r.answered
-                    counter.suppressed += r.suppressed
-                    counter.missed += r.missed
-                    counter.delays += r.delays
-                    counter.missedFrames += r.missedFrames
+                    counter += r
                 }
                 if any { responses.append(.init(client: c.address, deviceID: part.id, counter: counter)) }
             }

@@ -18,7 +18,10 @@ enum ReportCommand {
     }
 
     /// `analyze`'s options that take a value (so that the value is not mistaken for ours).
-    static let analyzeValueOptions: Set<String> = ["--session-gap", "--client", "--plist", "--fail-on"]
+    static let analyzeValueOptions: Set<String> = [
+        "--session-gap", "--client", "--plist", "--fail-on", "--max-devices", "--max-clients", "--max-names",
+        "--max-fragments",
+    ]
 
     static func parse(_ arguments: [String]) -> Result<Options, UsageError> {
         var o = Options()
@@ -114,7 +117,8 @@ let reportUsage = """
       --format markdown    The same facts as tables that paste well into an issue tracker.
       -o, --output FILE    Write the report to FILE (`-o -`: standard output; the default for
                            Markdown).
-      --session-gap S, --client ADDR, --merge, --no-filter, --plist FILE
+      --session-gap S, --client ADDR, --merge, --no-filter, --plist FILE, --max-devices N,
+      --max-clients N, --max-names N, --max-fragments N
                            As for `castscope analyze`.
     \(FailOn.help)
       -h, --help           Show this help.

@@ -244,6 +244,8 @@ python3 scripts/gen-flood-capture.py --clients 50000 -o "$T/clients.pcap"
 run analyze --max-clients 1000 "$T/clients.pcap"
 check "--max-clients 1000: 1000 clients kept, the rest counted in LIMIT_REACHED" \
     eval 'out_has "1000 clients" && out_has "LIMIT_REACHED" && out_has "49000 packets from clients beyond 1000"'
+run report --format markdown --max-clients 1000 "$T/clients.pcap"
+check "report takes the limits too" eval 'rc_is 0 && out_has "LIMIT_REACHED"'
 run analyze --max-devices 0 "$T/clients.pcap"
 check "--max-devices 0 is a usage error" eval 'rc_is 64 && err_has "--max-devices needs a whole number"'
 
