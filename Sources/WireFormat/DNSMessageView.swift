@@ -49,7 +49,7 @@ public final class DNSMessageIndex {
 
 /// A DNS message checked in place over borrowed bytes, then read without allocating.
 ///
-/// ``check(_:)`` applies exactly the rules of ``DNSMessage/decodePartial(_:)`` (the same
+/// ``check(_:index:)`` applies exactly the rules of ``DNSMessage/decodePartial(_:)`` (the same
 /// faults at the same offsets; a test holds the two together) but builds nothing: it only
 /// records how many questions and records of each section are well-formed. The questions and
 /// records can then be walked (``forEachQuestion(_:)``, ``forEachRecord(_:)``) and their names

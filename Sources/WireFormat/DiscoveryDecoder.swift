@@ -102,7 +102,7 @@ public struct DiscoveryDecoder {
     /// Decodes one frame without materialising its mDNS message: the analysis hot path.
     ///
     /// For a discovery frame, `body` gets the packet and, for mDNS with a whole header, a
-    /// ``DNSMessageView`` over the message checked in place (``DNSMessageView/check(_:)``
+    /// ``DNSMessageView`` over the message checked in place (``DNSMessageView/check(_:index:)``
     /// finds the same faults as the full decode, so `packet.error` and the statistics are the
     /// same). The packet's mDNS payload is left undecoded (`.mdns(nil)`): read the message
     /// through the view, which is only valid during the call. SSDP is decoded as usual.

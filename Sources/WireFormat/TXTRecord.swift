@@ -64,7 +64,7 @@ public struct TXTRecord: Hashable, Sendable {
 
 extension TXTRecord {
     /// Parses TXT rdata: length-prefixed character-strings (a string running past the end is
-    /// cut there; rdata checked by ``DNSMessageView/check(_:)`` has none).
+    /// cut there; rdata checked by ``DNSMessageView/check(_:index:)`` has none).
     public init(wire: UnsafeRawBufferPointer) {
         var strings: [[UInt8]] = []
         var i = 0
