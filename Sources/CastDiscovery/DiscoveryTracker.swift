@@ -319,6 +319,10 @@ public struct DiscoveryTracker {
     /// Per-packet lists kept from one packet to the next, so that they allocate nothing.
     var reusedRecords: [KeyedRecord] = []
     var reusedQuery = KeyedQuery()
+    var reusedNames: [NameID] = []
+    var reusedKnownAnswers: [KnownAnswer] = []
+    /// The client of the last query, found again without hashing its address.
+    var lastClient: (address: IPAddress, index: Int)?
     /// Instances in order of first sight, and the index of each by ``NameID`` (-1: none).
     var instances: [InstanceState] = []
     var instanceSlot: [Int32] = []
@@ -727,7 +731,13 @@ public struct DiscoveryTracker {
         Self.edit(&instances[slot]) { i in
             i.lastSeen = time
             i.lastFrame = frame
-            if i.sourceFrames.last?.address != source, i.sources.insert(source).inserted {
+            // `sourceFrames` lists the same addresses as `sources`: a short list is scanned
+            // rather than hashed (a receiver answers from two or three addresses).
+            let known =
+                i.sourceFrames.count <= 8
+                ? i.sourceFrames.contains { $0.address == source } : !i.sources.insert(source).inserted
+            if !known {
+                i.sources.insert(source)
                 i.sourceFrames.append((source, frame))
             }
             body(&i)
@@ -916,15 +926,27 @@ public struct DiscoveryTracker {
         let now = packet.timestamp
         guard let index = clientIndex(address, packet: packet) else { return }
         closeExpiredQuery(index, now: now)
+        // The names asked and the known answers listed go into lists reused from query to
+        // query (taken out while in use; the names are copied only into a new burst's state).
         var names: [NameID] = []
+        swap(&names, &reusedNames)
+        names.removeAll(keepingCapacity: true)
+        var listed: [KnownAnswer] = []
+        swap(&listed, &reusedKnownAnswers)
+        listed.removeAll(keepingCapacity: true)
+        defer {
+            swap(&names, &reusedNames)
+            swap(&listed, &reusedKnownAnswers)
+        }
         for q in query.questions where !names.contains(q.key) { names.append(q.key) }
         let ptrAnswers = query.knownAnswers
         // What the client's update needs from the rest of the tracker is read first: the client
         // is then edited in place, without reading or changing anything else meanwhile.
         var subtypeNames: [(key: NameID, name: DNSName)] = []
         for q in query.questions where q.kind == .subtype { subtypeNames.append((q.key, self.names.name(q.key))) }
-        let listed = ptrAnswers.filter { a in
-            names.contains(a.owner) && ptrTTL(of: a.instance).map { UInt64(a.ttl) * 2 >= UInt64($0) } ?? false
+        for a in ptrAnswers
+        where names.contains(a.owner) && ptrTTL(of: a.instance).map({ UInt64(a.ttl) * 2 >= UInt64($0) }) ?? false {
+            listed.append(a)
         }
         let sessionGap = options.sessionGapNanoseconds
         let burst = options.burstNanoseconds
@@ -980,7 +1002,7 @@ public struct DiscoveryTracker {
                 }
                 c.lastBurst = now
                 closing = c.pending
-                var q = QueryState(time: now, frame: frame, names: names)
+                var q = QueryState(time: now, frame: frame, names: Array(names))
                 Self.merge(ptrAnswers, into: &q)
                 c.pending = q
                 newBurst = true
@@ -1028,8 +1050,11 @@ public struct DiscoveryTracker {
     /// client table is full.
     mutating func clientIndex(_ address: IPAddress, packet: DiscoveryPacket) -> Int? {
         let index: Int
-        if let existing = clientSlot[address] {
+        if let last = lastClient, last.address == address {
+            index = last.index
+        } else if let existing = clientSlot[address] {
             index = existing
+            lastClient = (address, index)
         } else {
             guard clients.count < options.capacity.clients else {
                 drops.clients += 1
@@ -1037,6 +1062,7 @@ public struct DiscoveryTracker {
             }
             index = clients.count
             clientSlot[address] = index
+            lastClient = (address, index)
             clients.append(ClientState(address: address))
             clientAddresses.append(address)
             pendingSince.append(nil)

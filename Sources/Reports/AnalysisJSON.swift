@@ -9,7 +9,14 @@ public enum AnalysisJSON {
     /// Renders the whole report as pretty-printed JSON (2-space indent, stable key order),
     /// ending with a newline.
     public static func render(_ r: AnalysisReport) -> String {
-        write(r, pretty: true).output + "\n"
+        String(decoding: renderUTF8(r), as: UTF8.self)
+    }
+
+    /// ``render(_:)`` as UTF-8 bytes, for writing out without making a `String` first.
+    public static func renderUTF8(_ r: AnalysisReport) -> [UInt8] {
+        var w = write(r, pretty: true)
+        w.appendNewline()
+        return w.bytes
     }
 
     /// The same document on one line, without a newline (for JSON lines).
@@ -260,11 +267,15 @@ public enum AnalysisJSON {
 
     /// A millisecond value with 3 decimals (microsecond resolution), no exponent.
     public static func milliseconds(_ ms: Double) -> String {
-        let micro = Int64((ms * 1000).rounded())
-        let sign = micro < 0 ? "-" : ""
-        let m = micro < 0 ? -micro : micro
-        let frac = String(m % 1000)
-        return "\(sign)\(m / 1000).\(String(repeating: "0", count: 3 - frac.count))\(frac)"
+        // Clamped so that no value (a timestamp far off in a hostile capture) can overflow.
+        let micro = Int64(Swift.min(Swift.max((ms * 1000).rounded(), -9e18), 9e18))
+        var d = TimeFormat.Digits()
+        if micro < 0 { d.append(0x2D) }
+        let m = Int64(micro.magnitude)
+        d.append(m / 1000, width: 1)
+        d.append(0x2E)
+        d.append(m % 1000, width: 3)
+        return d.string
     }
 
 }

@@ -17,8 +17,18 @@ public struct JSONWriter {
 
     private mutating func newline(_ depth: Int) {
         bytes.append(0x0A)
-        for _ in 0..<(depth * 2) { bytes.append(0x20) }
+        let width = depth * 2
+        if width <= Self.spaces.count {
+            bytes.append(contentsOf: Self.spaces[..<width])
+        } else {
+            bytes.append(contentsOf: repeatElement(0x20, count: width))
+        }
     }
+
+    private static let spaces = [UInt8](repeating: 0x20, count: 64)
+
+    /// Ends the text with a newline (after the top-level value).
+    public mutating func appendNewline() { bytes.append(0x0A) }
 
     private mutating func beginValue() {
         if afterKey {
@@ -82,7 +92,23 @@ public struct JSONWriter {
     public mutating func int<I: BinaryInteger>(_ value: I?, _ key: String? = nil) {
         if let key { self.key(key) }
         beginValue()
-        if let value { bytes += String(value).utf8 } else { bytes += Self.null }
+        guard let value else {
+            bytes += Self.null
+            return
+        }
+        if let small = Int64(exactly: value) {
+            // Digits written directly (most numbers in a report are counts and frame numbers).
+            if small < 0 { bytes.append(0x2D) }
+            var magnitude = small.magnitude
+            let start = bytes.count
+            repeat {
+                bytes.append(UInt8(0x30 + magnitude % 10))
+                magnitude /= 10
+            } while magnitude > 0
+            bytes[start...].reverse()
+        } else {
+            bytes += String(value).utf8
+        }
     }
 
     /// Writes a Boolean (or `null`).

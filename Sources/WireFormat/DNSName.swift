@@ -48,6 +48,7 @@ public struct DNSName: Hashable, Sendable, CustomStringConvertible {
     /// not valid UTF-8 `\DDD`. Valid UTF-8 is kept as is.
     public var description: String {
         if wire.isEmpty { return "." }
+        if let plain = plainText { return plain }
         var out = ""
         var first = true
         for label in labels {
@@ -56,6 +57,33 @@ public struct DNSName: Hashable, Sendable, CustomStringConvertible {
             out += DNSText.escape(label, quote: false, escapeDot: true)
         }
         return out
+    }
+
+    /// The text of a name whose labels are printable ASCII with nothing to escape (the usual
+    /// case, done byte by byte); `nil` for any other name.
+    private var plainText: String? {
+        wire.withUnsafeBufferPointer { w -> String? in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: w.count) { out in
+                var n = 0
+                var i = 0
+                while i < w.count {
+                    let length = Int(w[i])
+                    guard length > 0, length < 64, i + 1 + length <= w.count else { return nil }
+                    if n > 0 {
+                        out[n] = 0x2E
+                        n += 1
+                    }
+                    for k in (i + 1)...(i + length) {
+                        let x = w[k]
+                        guard x >= 0x20, x < 0x7F, x != 0x5C, x != 0x2E else { return nil }
+                        out[n] = x
+                        n += 1
+                    }
+                    i += 1 + length
+                }
+                return String(decoding: UnsafeBufferPointer(rebasing: out[..<n]), as: UTF8.self)
+            }
+        }
     }
 
     /// ASCII case-insensitive equality (RFC 4343), as DNS compares names.

@@ -303,10 +303,10 @@ public struct DiscoveryDecoder {
             ttl: ttl, sourcePort: sourcePort, destinationPort: destinationPort, payload: payload)
         p.sourceMAC = link.sourceMAC
         p.destinationMAC = link.destinationMAC
-        p.vlanIDs = link.vlan.array
-        p.pktap = link.pktap?.materialize()
+        if link.vlan.count > 0 { p.vlanIDs = link.vlan.array }
+        if let pktap = link.pktap { p.pktap = pktap.materialize() }
         p.rawIPInEthernet = link.rawIPInEthernet
-        p.fragmentFrames = fragmentFrames
+        if !fragmentFrames.isEmpty { p.fragmentFrames = fragmentFrames }
         return p
     }
 }

@@ -28,6 +28,11 @@ public enum DiscoveryPayload: Hashable, Sendable {
 ///
 /// Only discovery packets become values like this; every other frame is skipped while its
 /// bytes are still borrowed from libpcap.
+///
+/// The fields every packet has are stored inline and are trivially copyable; what only some
+/// packets carry (VLAN tags, PKTAP metadata, fragment frames, a decoded message) sits in one
+/// immutable, shared box that exists only when one of them is set. A packet on the in-place
+/// path (an mDNS message read through ``DNSMessageView``) therefore copies as plain bytes.
 public struct DiscoveryPacket: Hashable, Sendable {
     /// Wireshark's frame number: 1-based over every record of the file. For a reassembled
     /// datagram, the frame that completed it.
@@ -38,10 +43,6 @@ public struct DiscoveryPacket: Hashable, Sendable {
     public var sourceMAC: MACAddress?
     /// Link-layer destination, when known.
     public var destinationMAC: MACAddress?
-    /// VLAN IDs, outermost first.
-    public var vlanIDs: [UInt16] = []
-    /// Apple PKTAP metadata (interface, process), for PKTAP captures.
-    public var pktap: PKTAPInfo?
     /// Whether an Ethernet-labelled frame carried raw IP (rvictl quirk).
     public var rawIPInEthernet = false
     /// 4 or 6.
@@ -57,18 +58,92 @@ public struct DiscoveryPacket: Hashable, Sendable {
     public var sourcePort: UInt16
     /// UDP destination port.
     public var destinationPort: UInt16
-    /// The frames whose fragments formed this datagram; empty if it was not fragmented.
-    public var fragmentFrames: [Int] = []
     /// Whether the UDP payload was cut short by the capture's snap length.
     public var truncatedBySnapLength = false
-    /// The decoded message.
-    public var payload: DiscoveryPayload
+    /// Whether the payload is mDNS (else SSDP), decoded or not.
+    public private(set) var isMDNS: Bool
     /// For mDNS: a legacy unicast query (source port ≠ 5353, RFC 6762 §6.7) or an answer to one.
     public var legacyUnicast = false
     /// For an SSDP answer sent to an M-SEARCH's ephemeral port: the frame of that M-SEARCH.
     public var answersSearchFrame: Int?
     /// The decoding fault, when the packet is malformed (what decoded before it is kept).
     public var error: PacketError?
+    /// What only some packets carry; `nil` when none of it is set.
+    private var rare: RareFields?
+
+    /// The fields of ``DiscoveryPacket`` that most packets leave empty, shared between copies
+    /// and never changed in place (a setter makes a new box), so that copies stay values.
+    private final class RareFields: Sendable {
+        let vlanIDs: [UInt16]
+        let pktap: PKTAPInfo?
+        let fragmentFrames: [Int]
+        let message: Message
+
+        enum Message: Hashable, Sendable {
+            case absent
+            case dns(DNSMessage)
+            case ssdp(SSDPMessage)
+        }
+
+        init(vlanIDs: [UInt16], pktap: PKTAPInfo?, fragmentFrames: [Int], message: Message) {
+            self.vlanIDs = vlanIDs
+            self.pktap = pktap
+            self.fragmentFrames = fragmentFrames
+            self.message = message
+        }
+
+        var isEmpty: Bool { vlanIDs.isEmpty && pktap == nil && fragmentFrames.isEmpty && message == .absent }
+    }
+
+    /// Replaces the rare fields, keeping no box when all are empty.
+    private mutating func setRare(
+        vlanIDs: [UInt16]? = nil, pktap: PKTAPInfo?? = nil, fragmentFrames: [Int]? = nil,
+        message: RareFields.Message? = nil
+    ) {
+        let box = RareFields(
+            vlanIDs: vlanIDs ?? self.vlanIDs, pktap: pktap ?? self.pktap,
+            fragmentFrames: fragmentFrames ?? self.fragmentFrames, message: message ?? rare?.message ?? .absent)
+        rare = box.isEmpty ? nil : box
+    }
+
+    /// VLAN IDs, outermost first.
+    public var vlanIDs: [UInt16] {
+        get { rare?.vlanIDs ?? [] }
+        set { if !(newValue.isEmpty && rare == nil) { setRare(vlanIDs: newValue) } }
+    }
+    /// Apple PKTAP metadata (interface, process), for PKTAP captures.
+    public var pktap: PKTAPInfo? {
+        get { rare?.pktap }
+        set { if !(newValue == nil && rare == nil) { setRare(pktap: .some(newValue)) } }
+    }
+    /// The frames whose fragments formed this datagram; empty if it was not fragmented.
+    public var fragmentFrames: [Int] {
+        get { rare?.fragmentFrames ?? [] }
+        set { if !(newValue.isEmpty && rare == nil) { setRare(fragmentFrames: newValue) } }
+    }
+
+    /// The decoded message.
+    public var payload: DiscoveryPayload {
+        get {
+            switch rare?.message {
+            case .dns(let m)?: return .mdns(m)
+            case .ssdp(let m)?: return .ssdp(m)
+            case .absent?, nil: return isMDNS ? .mdns(nil) : .ssdp(nil)
+            }
+        }
+        set {
+            let message: RareFields.Message
+            switch newValue {
+            case .mdns(let m):
+                isMDNS = true
+                message = m.map { .dns($0) } ?? .absent
+            case .ssdp(let m):
+                isMDNS = false
+                message = m.map { .ssdp($0) } ?? .absent
+            }
+            if !(message == .absent && rare == nil) { setRare(message: message) }
+        }
+    }
 
     public init(
         frame: Int, timestamp: Timestamp, ipVersion: UInt8, source: IPAddress, destination: IPAddress, ttl: UInt8,
@@ -82,24 +157,40 @@ public struct DiscoveryPacket: Hashable, Sendable {
         self.ttl = ttl
         self.sourcePort = sourcePort
         self.destinationPort = destinationPort
+        self.isMDNS = true
         self.payload = payload
     }
 
     /// The mDNS message, if this is mDNS and its header decoded.
     public var mdns: DNSMessage? {
-        if case .mdns(let m) = payload { return m }
+        if case .dns(let m)? = rare?.message { return m }
         return nil
     }
 
     /// The SSDP message, if this is SSDP and it decoded.
     public var ssdp: SSDPMessage? {
-        if case .ssdp(let m) = payload { return m }
+        if case .ssdp(let m)? = rare?.message { return m }
         return nil
     }
 
-    /// Whether this is an mDNS packet (decoded or not).
-    public var isMDNS: Bool {
-        if case .mdns = payload { return true }
-        return false
+    public static func == (a: DiscoveryPacket, b: DiscoveryPacket) -> Bool {
+        a.frame == b.frame && a.timestamp == b.timestamp && a.sourceMAC == b.sourceMAC
+            && a.destinationMAC == b.destinationMAC && a.rawIPInEthernet == b.rawIPInEthernet
+            && a.ipVersion == b.ipVersion && a.source == b.source && a.destination == b.destination && a.ttl == b.ttl
+            && a.sourcePort == b.sourcePort && a.destinationPort == b.destinationPort
+            && a.truncatedBySnapLength == b.truncatedBySnapLength && a.isMDNS == b.isMDNS
+            && a.legacyUnicast == b.legacyUnicast && a.answersSearchFrame == b.answersSearchFrame && a.error == b.error
+            && a.vlanIDs == b.vlanIDs && a.pktap == b.pktap && a.fragmentFrames == b.fragmentFrames
+            && a.rare?.message ?? .absent == b.rare?.message ?? .absent
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(frame)
+        hasher.combine(timestamp)
+        hasher.combine(source)
+        hasher.combine(destination)
+        hasher.combine(sourcePort)
+        hasher.combine(destinationPort)
+        hasher.combine(payload)
     }
 }

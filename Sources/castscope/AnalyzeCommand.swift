@@ -93,16 +93,16 @@ enum AnalyzeCommand {
 
         let (analysis, status) = produce(o)
         guard let report = analysis else { return status }
-        let text: String
+        let utf8: [UInt8]
         switch o.format {
-        case .text: text = AnalysisText.render(report)
-        case .json: text = AnalysisJSON.render(report)
-        case .markdown: text = AnalysisMarkdown.render(report)
+        case .text: utf8 = Array(AnalysisText.render(report).utf8)
+        case .json: utf8 = AnalysisJSON.renderUTF8(report)
+        case .markdown: utf8 = Array(AnalysisMarkdown.render(report).utf8)
         }
         if let path = o.output {
-            guard writeFile(path, text) else { return .cannotCreate }
+            guard writeFile(path, utf8) else { return .cannotCreate }
         } else {
-            Output.standardOutput.write(text)
+            Output.standardOutput.write(bytes: utf8)
         }
         return FailOn.status(status, findings: report.findings, threshold: o.failOn)
     }
@@ -208,12 +208,14 @@ enum AnalyzeCommand {
     }
 
     /// Writes `text` to `path` (replacing it); prints the error and returns false on failure.
-    static func writeFile(_ path: String, _ text: String) -> Bool {
+    static func writeFile(_ path: String, _ text: String) -> Bool { writeFile(path, Array(text.utf8)) }
+
+    /// Writes UTF-8 `bytes` to `path` (replacing it); prints the error and returns false on failure.
+    static func writeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
         guard let f = fopen(path, "w") else {
             printError("cannot write \(path): \(String(cString: strerror(errno)))")
             return false
         }
-        let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
         let closed = fclose(f) == 0
         guard written == bytes.count, closed else {

@@ -22,6 +22,12 @@ final class Output: @unchecked Sendable {  // used from the main thread only
         if buffer.count >= threshold { flush() }
     }
 
+    /// Appends UTF-8 bytes; flushes when the buffer is large.
+    func write(bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= threshold { flush() }
+    }
+
     /// Writes everything buffered.
     func flush() {
         var offset = 0

@@ -47,6 +47,43 @@ struct TimeFormatTests {
         #expect(TimeFormat.rfc3339(Timestamp(seconds: seconds, nanoseconds: Int64(nanos))) == expected)
     }
 
+    /// The interpolating formatter the byte-by-byte one replaced (the oracle).
+    static func interpolated(_ t: Timestamp) -> String {
+        let days = t.seconds >= 0 ? t.seconds / 86400 : (t.seconds - 86399) / 86400
+        let secondOfDay = t.seconds - days * 86400
+        let (y, m, d) = TimeFormat.civil(days)
+        let p = TimeFormat.pad
+        return "\(p(y, 4))-\(p(Int64(m), 2))-\(p(Int64(d), 2))T\(p(secondOfDay / 3600, 2)):"
+            + "\(p(secondOfDay / 60 % 60, 2)):\(p(secondOfDay % 60, 2)).\(p(Int64(t.nanoseconds), 9))Z"
+    }
+
+    @Test("RFC 3339 text agrees with the interpolating formatter on 50,000 seeded times, negative years included")
+    func rfc3339Seeded() {
+        var state: UInt64 = 3
+        var mismatches: [Timestamp] = []
+        for i in 0..<50_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            // Most within a few centuries of 1970; every eighth anywhere up to ±10^12 s.
+            let range: Int64 = i % 8 == 0 ? 1_000_000_000_000 : 20_000_000_000
+            let seconds = Int64(bitPattern: state >> 1) % range
+            let t = Timestamp(seconds: seconds, nanoseconds: Int64(state % 1_000_000_000))
+            if TimeFormat.rfc3339(t) != Self.interpolated(t), mismatches.count < 3 { mismatches.append(t) }
+        }
+        #expect(mismatches.isEmpty)
+        #expect(TimeFormat.rfc3339Micro(Timestamp(seconds: 0, nanoseconds: 1_999)) == "1970-01-01T00:00:00.000001Z")
+    }
+
+    @Test(
+        "milliseconds with three decimals",
+        arguments: [
+            (0.0, "0.000"), (1.5, "1.500"), (-1.5, "-1.500"), (0.0004, "0.000"), (0.0005, "0.001"),
+            (-0.0004, "0.000"), (123_456.789_4, "123456.789"), (-0.25, "-0.250"), (9.999_9996, "10.000"),
+            (1e30, "9000000000000000.000"), (-1e30, "-9000000000000000.000"),
+        ])
+    func milliseconds(value: Double, text: String) {
+        #expect(AnalysisJSON.milliseconds(value) == text)
+    }
+
     @Test("relative and epoch forms")
     func relative() {
         #expect(TimeFormat.relative(1_500_000_000) == "+1.500000000")
