@@ -5,12 +5,12 @@ DEMO_CAPTURE := captures/multi-device.pcap
 # Debian packages: libpcap-dev to build; tshark (the reference decoder), python3 and
 # python3-jsonschema (Debian's python, /usr/bin/python3, checks the JSON contract) and
 # chromium (renders the HTML report headless), and avahi-daemon, iproute2 and util-linux
-# (setpriv, runuser), bsdutils (script: a terminal for the progress-line test) for the live-capture tests in network namespaces; python-zeroconf from
+# (setpriv, runuser), bsdutils (script: a terminal for the progress-line test) for the live-capture tests in network namespaces, time (/usr/bin/time: the hostile corpus bounds); python-zeroconf from
 # PyPI for the live tests' responders and sender.
 BUILD_PACKAGES := libpcap-dev
-TEST_PACKAGES := libpcap-dev tshark python3 python3-jsonschema chromium avahi-daemon iproute2 util-linux bsdutils
+TEST_PACKAGES := libpcap-dev tshark python3 python3-jsonschema chromium avahi-daemon iproute2 util-linux bsdutils time
 
-.PHONY: all build deps test-deps demo test unit lint cli html live schema golden golden-update differential clean
+.PHONY: all build deps test-deps demo test unit lint cli html live schema golden golden-update differential hostile clean
 
 all: build
 
@@ -57,6 +57,9 @@ golden-update: build
 differential: build
 	python3 Tests/differential/tshark_diff.py
 
+hostile: build
+	Tests/hostile/run.sh
+
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Fuzz Package.swift
 
@@ -68,6 +71,7 @@ test: test-deps build lint
 	Tests/html/check.sh
 	Tests/live/run.sh
 	Tests/golden/run.sh
+	Tests/hostile/run.sh
 	/usr/bin/python3 Tests/schema/validate.py --self-test
 	/usr/bin/python3 Tests/schema/validate.py
 	python3 Tests/differential/tshark_diff.py

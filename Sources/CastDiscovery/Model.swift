@@ -34,6 +34,9 @@ public struct CaptureInfo: Hashable, Sendable {
     /// 802.11 data frames, and those of them that are encrypted (Wi-Fi captures only).
     public var wifiDataFrames = 0
     public var protectedWiFiFrames = 0
+    /// Frames whose link or IP header could not be decoded (so it is unknown whether they were
+    /// discovery traffic): a lying PKTAP length, an IPv4 header longer than the frame, say.
+    public var undecodableFrames = 0
     /// Whether the file ends in the middle of a record.
     public var truncated: Bool
     /// Fragmented datagrams abandoned to stay within the reassembly limits.
@@ -70,6 +73,7 @@ extension CaptureInfo {
         ssdpPackets = s.ssdpPackets
         wifiDataFrames = s.wifiDataFrames
         protectedWiFiFrames = s.protectedWiFiFrames
+        undecodableFrames = s.undecodableFrames
         fragmentsDropped = s.reassembly.evicted
     }
 }

@@ -43,6 +43,7 @@ public enum AnalysisJSON {
             w.int(c.ssdpPackets, "ssdpPackets")
             w.int(c.wifiDataFrames, "wifiDataFrames")
             w.int(c.protectedWiFiFrames, "protectedWiFiFrames")
+            w.int(c.undecodableFrames, "undecodableFrames")
             w.bool(c.truncated, "truncated")
             w.string(c.start.map(TimeFormat.rfc3339Micro), "start")
             w.string(c.end.map(TimeFormat.rfc3339Micro), "end")

@@ -131,6 +131,7 @@ enum AnalysisTables {
         if let start = c.start, let end = c.end {
             s += ", \(TimeFormat.readable(start).prefix(23)) UTC, \(ms(Double(end.nanoseconds(since: start)) / 1e6)) ms"
         }
+        if c.undecodableFrames > 0 { s += ", \(c.undecodableFrames) with undecodable headers" }
         if c.truncated { s += ", cut off mid-record" }
         return s
     }

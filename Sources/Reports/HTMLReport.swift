@@ -72,6 +72,7 @@ public enum HTMLReport {
             if c.truncated { notes.append("<span class=\"bad\">cut off mid-record</span>") }
             if c.malformedPackets > 0 { notes.append("<span class=\"bad\">\(c.malformedPackets) malformed</span>") }
             if c.protectedWiFiFrames > 0 { notes.append("\(c.protectedWiFiFrames) encrypted Wi-Fi frames") }
+            if c.undecodableFrames > 0 { notes.append("\(c.undecodableFrames) frames with undecodable headers") }
             rows.append([
                 String(i + 1), "<span class=\"file\">\(e(c.file))</span>", e(c.linkType), String(c.packets),
                 "\(c.discoveryPackets) (\(c.mdnsPackets) mDNS, \(c.ssdpPackets) SSDP)", start, duration,

@@ -63,6 +63,7 @@ public struct DiscoveryDecoder {
     public var statistics: DecodeStatistics {
         var s = counts
         s.reassembly = reassembler.statistics
+        s.reassembly.incomplete = reassembler.incompleteDatagrams
         return s
     }
 

@@ -24,6 +24,10 @@ public struct ReassemblyStatistics: Hashable, Sendable {
     public var evicted = 0
     /// Datagrams abandoned because fragments overlapped with different data, or were impossible.
     public var invalid = 0
+    /// Datagrams still waiting for fragments, not abandoned (read from
+    /// ``FragmentReassembler/incompleteDatagrams`` when the statistics are taken): at the end
+    /// of a capture, the ones that never completed.
+    public var incomplete = 0
     public init() {}
 }
 
@@ -78,6 +82,9 @@ public struct FragmentReassembler {
 
     /// The number of datagrams in flight.
     public var datagramsInFlight: Int { entries.count }
+
+    /// Datagrams still waiting for fragments that were not abandoned (ignored or invalid).
+    public var incompleteDatagrams: Int { entries.values.reduce(0) { $0 + ($1.ignored ? 0 : 1) } }
     /// The payload bytes currently held.
     public var bytesInFlight: Int { bytesHeld }
 

@@ -132,11 +132,12 @@ struct CaptureRun {
                     + "decoded as raw IP")
         }
         let reassembly = stats.reassembly
-        let dropped = reassembly.timedOut + reassembly.evicted + reassembly.invalid
+        let dropped = reassembly.timedOut + reassembly.evicted + reassembly.invalid + reassembly.incomplete
         if dropped > 0 {
             notes.append(
                 "\(dropped) fragmented datagrams could not be reassembled (\(reassembly.timedOut) timed out, "
-                    + "\(reassembly.evicted) evicted by limits, \(reassembly.invalid) inconsistent)")
+                    + "\(reassembly.evicted) evicted by limits, \(reassembly.invalid) inconsistent, "
+                    + "\(reassembly.incomplete) incomplete when the capture ended)")
         }
         return notes
     }
