@@ -7,6 +7,12 @@
       ("Living Room TV", id 0a1b2c3d4e5f, 192.0.2.50).
   scripts/gen-flood-capture.py --clients N -o FILE
       N queries for _googlecast._tcp.local, each from a new address, then the real receiver.
+  scripts/gen-flood-capture.py --clients C --devices D --clients-first -o FILE
+      C clients query first, then D fake devices announce: every device reaches every
+      client's session (clients × devices pairs), then the real receiver.
+  scripts/gen-flood-capture.py --subtypes N -o FILE
+      N queries from one sender (192.0.2.70), each asking 8 app-ID subtypes never asked before
+      (_<APPID>._sub._googlecast._tcp.local), 1 ms apart, then the real receiver.
 
 Addresses are from 192.0.2.0/24 and 198.18.0.0/15 (benchmarking range) only. Standard library only.
 """
@@ -42,18 +48,36 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--devices", type=int, default=0)
     ap.add_argument("--clients", type=int, default=0)
+    ap.add_argument("--subtypes", type=int, default=0)
+    ap.add_argument("--clients-first", action="store_true")
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
     t = 1_800_000_000
     records = []
-    for i in range(a.devices):
-        msg = struct.pack("!HHHHHH", 0, 0x8400, 0, 1, 0, 0) + rr(
-            "_googlecast._tcp.local", 12, 120, name("Fake-%d._googlecast._tcp.local" % i)
+    def devices():
+        for i in range(a.devices):
+            msg = struct.pack("!HHHHHH", 0, 0x8400, 0, 1, 0, 0) + rr(
+                "_googlecast._tcp.local", 12, 120, name("Fake-%d._googlecast._tcp.local" % i)
+            )
+            records.append(frame([192, 0, 2, 66], msg, i))
+
+    def clients():
+        for i in range(a.clients):
+            msg = struct.pack("!HHHHHH", 0, 0, 1, 0, 0, 0) + name("_googlecast._tcp.local") + struct.pack("!HH", 12, 1)
+            records.append(frame([198, 18 + (i >> 16 & 1), (i >> 8) & 0xFF, i & 0xFF], msg, i))
+
+    if a.clients_first:
+        clients()
+        devices()
+    else:
+        devices()
+        clients()
+    for i in range(a.subtypes):
+        questions = b"".join(
+            name("_%08X._sub._googlecast._tcp.local" % (8 * i + k)) + struct.pack("!HH", 12, 1) for k in range(8)
         )
-        records.append(frame([192, 0, 2, 66], msg, i))
-    for i in range(a.clients):
-        msg = struct.pack("!HHHHHH", 0, 0, 1, 0, 0, 0) + name("_googlecast._tcp.local") + struct.pack("!HH", 12, 1)
-        records.append(frame([198, 18 + (i >> 16 & 1), (i >> 8) & 0xFF, i & 0xFF], msg, i))
+        msg = struct.pack("!HHHHHH", 0, 0, 8, 0, 0, 0) + questions
+        records.append(frame([192, 0, 2, 70], msg, i))
     inst = "Living-Room-TV-0a1b2c._googlecast._tcp.local"
     txt = b"".join(bytes([len(s)]) + s for s in [b"id=0a1b2c3d4e5f", b"fn=Living Room TV", b"md=Chromecast"])
     msg = (

@@ -116,11 +116,13 @@ extension AnalysisReport {
         var allFirst: [Double] = []
         var allResolved: [Double] = []
         var allDelays: [Double] = []
+        let rowsByDevice = Dictionary(grouping: latency, by: \.deviceID)
+        let responsesByDevice = Dictionary(grouping: responseParts, by: \.deviceID)
         for device in devices where device.via.contains("mdns") {
-            let rows = latency.filter { $0.deviceID == device.id }
+            let rows = rowsByDevice[device.id] ?? []
             let first = rows.compactMap(\.firstAnswerMs)
             let resolved = rows.compactMap(\.resolvedMs)
-            let delays = responseParts.filter { $0.deviceID == device.id }.flatMap(\.counter.delays)
+            let delays = (responsesByDevice[device.id] ?? []).flatMap(\.counter.delays)
             allFirst += first
             allResolved += resolved
             allDelays += delays

@@ -22,7 +22,80 @@ public enum Diagnosis {
         f += clientFindings(r)
         f += deviceFindings(r)
         f += pathFindings(r)
+        // At most `maximumFindingsPerCode` of one code (a flood of fake devices would otherwise
+        // give one finding per client and device); the rest are counted in LIMIT_REACHED.
+        var perCode: [String: Int] = [:]
+        var drops = r.limitDrops
+        var notListed: [String: Int] = [:]
+        f = f.filter { finding in
+            perCode[finding.code, default: 0] += 1
+            guard perCode[finding.code]! > maximumFindingsPerCode else { return true }
+            notListed[finding.code, default: 0] += 1
+            return false
+        }
+        drops.findings = notListed.values.reduce(0, +)
+        // First among the warnings: it says how far the rest can be trusted.
+        if let limit = limitFinding(drops, capacity: r.capacity, notListed: notListed) { f.insert(limit, at: 0) }
         return sorted(f)
+    }
+
+    /// The most findings of one code a report lists.
+    public static let maximumFindingsPerCode = 20
+
+    /// LIMIT_REACHED: what was dropped to stay within the limits, or `nil` if nothing was.
+    static func limitFinding(_ d: LimitDrops, capacity c: TrackerCapacity, notListed: [String: Int]) -> Finding? {
+        guard !d.isEmpty else { return nil }
+        var parts: [String] = []
+        if d.devices > 0 {
+            parts.append("\(d.devices) new device\(d.devices == 1 ? "" : "s") beyond \(c.devices) (--max-devices)")
+        }
+        if d.devicesEvicted > 0 {
+            parts.append(
+                "\(d.devicesEvicted) incomplete device\(d.devicesEvicted == 1 ? "" : "s") (never seen with SRV "
+                    + "or TXT) forgotten to make room")
+        }
+        if d.clients > 0 { parts.append("\(d.clients) packets from clients beyond \(c.clients) (--max-clients)") }
+        if d.names > 0 { parts.append("\(d.names) records whose names did not fit in \(c.names) (--max-names)") }
+        if d.hosts > 0 { parts.append("\(d.hosts) address records of hosts beyond \(c.hosts)") }
+        if d.dialDevices > 0 { parts.append("\(d.dialDevices) DIAL answers from devices beyond \(c.dialDevices)") }
+        if d.fragments > 0 {
+            parts.append("\(d.fragments) fragmented datagrams abandoned by the reassembly limits (--max-fragments)")
+        }
+        if d.sessions > 0 {
+            parts.append(
+                "\(d.sessions) discovery sessions stopped taking responses to keep \(c.sessions) at once "
+                    + "(--max-sessions)")
+        }
+        if d.pairs > 0 {
+            parts.append(
+                "\(d.pairs) client × device updates beyond \(c.pairs) pairs (--max-pairs): those responses and "
+                    + "session progress were not counted")
+        }
+        if d.latencyRows > 0 {
+            parts.append("\(d.latencyRows) latency rows (session × device) beyond \(c.rows) (--max-rows)")
+        }
+        if d.responseRows > 0 {
+            parts.append("\(d.responseRows) response rows (client × device) beyond \(c.rows) (--max-rows)")
+        }
+        if d.queryListEntries > 0 {
+            parts.append(
+                "\(d.queryListEntries) device ids beyond \(QueryOutcome.maximumDevicesListed) in one query's answered, "
+                    + "suppressed or missed list")
+        }
+        if d.findings > 0 {
+            let codes = notListed.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            parts.append(
+                "\(d.findings) findings beyond \(maximumFindingsPerCode) of one kind not listed (\(codes))")
+        }
+        return Finding(
+            code: "LIMIT_REACHED", severity: .warning,
+            title: "Some discovery state was dropped to keep memory bounded",
+            detail: "The capture holds more than castscope keeps: " + parts.joined(separator: "; ")
+                + ". Everything else was analysed; devices, clients and latencies may be missing from the "
+                + "report.",
+            advice: "A flood of announcements, names or fragments like this is a misbehaving device or an "
+                + "attack on the network: look for the sender in Wireshark. If the network really is that "
+                + "large, raise the limits with the options named above.")
     }
 
     /// Sorts findings by severity, keeping the rules' order within one severity.
@@ -63,36 +136,6 @@ public enum Diagnosis {
                             + "nothing needs to be done for this analysis.",
                         frames: c.packets > 0 ? [FrameRef(capture: i, frame: c.packets)] : []))
             }
-        }
-        let d = r.limitDrops
-        if !d.isEmpty {
-            let c = r.capacity
-            var parts: [String] = []
-            if d.devices > 0 {
-                parts.append("\(d.devices) new device\(d.devices == 1 ? "" : "s") beyond \(c.devices) (--max-devices)")
-            }
-            if d.devicesEvicted > 0 {
-                parts.append(
-                    "\(d.devicesEvicted) incomplete device\(d.devicesEvicted == 1 ? "" : "s") (never seen with SRV "
-                        + "or TXT) forgotten to make room")
-            }
-            if d.clients > 0 { parts.append("\(d.clients) packets from clients beyond \(c.clients) (--max-clients)") }
-            if d.names > 0 { parts.append("\(d.names) records whose names did not fit in \(c.names) (--max-names)") }
-            if d.hosts > 0 { parts.append("\(d.hosts) address records of hosts beyond \(c.hosts)") }
-            if d.dialDevices > 0 { parts.append("\(d.dialDevices) DIAL answers from devices beyond \(c.dialDevices)") }
-            if d.fragments > 0 {
-                parts.append("\(d.fragments) fragmented datagrams abandoned by the reassembly limits (--max-fragments)")
-            }
-            f.append(
-                Finding(
-                    code: "LIMIT_REACHED", severity: .warning,
-                    title: "Some discovery state was dropped to keep memory bounded",
-                    detail: "The capture holds more than castscope keeps: " + parts.joined(separator: "; ")
-                        + ". Everything else was analysed; devices, clients and latencies may be missing from the "
-                        + "report.",
-                    advice: "A flood of announcements, names or fragments like this is a misbehaving device or an "
-                        + "attack on the network: look for the sender in Wireshark. If the network really is that "
-                        + "large, raise the limits with the options named above."))
         }
         if r.malformedCount > 0 {
             let reasons = Set(r.malformedFrames.map(\.reason)).sorted().prefix(3).joined(separator: "; ")
@@ -161,9 +204,18 @@ public enum Diagnosis {
         var f: [Finding] = []
         let mdnsDevices = r.devices.filter { $0.via.contains("mdns") }
         let byID = Dictionary(r.devices.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        // Indexes built once, so that nothing below costs clients × queries or clients ×
+        // devices × latency rows (a flood of fake clients and devices must not hang the report).
+        let queriesByClient = Dictionary(grouping: r.queries, by: \.client)
+        let clientsAnswered = Set(r.queries.filter { !$0.answered.isEmpty }.map(\.client))
+        var latencyRows: [IPAddress: [String: [LatencyRow]]] = [:]
+        for row in r.latency { latencyRows[row.client, default: [:]][row.deviceID, default: []].append(row) }
+        // Cache refreshes at 80/85/90/95 % of a short TTL are legitimately close together
+        // (RFC 6762 §5.2): an interval within 5 % ± 2 % of a TTL in use is not a storm.
+        let refreshTTLs = Set(mdnsDevices.flatMap { $0.ttls.flatMap(\.values) }.filter { $0 > 0 }).sorted()
         for c in r.clients {
             let address = c.address.description
-            let queries = r.queries.filter { $0.client == c.address }
+            let queries = queriesByClient[c.address] ?? []
             let subject = FindingSubjects(clients: [address])
             if c.queries == 0, c.dialSearches > 0 {
                 f.append(
@@ -181,7 +233,7 @@ public enum Diagnosis {
             let answered = queries.contains { !$0.answered.isEmpty || !$0.suppressed.isEmpty }
             let queryFrames = queries.map(\.frame)
             if !answered {
-                let othersAnswered = r.queries.contains { $0.client != c.address && !$0.answered.isEmpty }
+                let othersAnswered = !clientsAnswered.subtracting([c.address]).isEmpty
                 if mdnsDevices.isEmpty {
                     f.append(
                         Finding(
@@ -215,20 +267,23 @@ public enum Diagnosis {
                 }
             } else {
                 // Base type answered, an app ID never.
-                let missing = c.appIDsQueried.filter { app in
-                    !c.appIDsAnswered.contains { $0.lowercased() == app.lowercased() }
-                }
+                let answeredApps = Set(c.appIDsAnswered.map { $0.lowercased() })
+                let missing = c.appIDsQueried.filter { !answeredApps.contains($0.lowercased()) }
                 if c.serviceTypeAnswered, !missing.isEmpty {
+                    let missingApps = Set(missing.map { $0.lowercased() })
                     let subtypeQueries = queries.filter { q in
                         q.names.contains { n in
-                            missing.contains { n.lowercased().hasPrefix("_\($0.lowercased())._sub.") }
+                            // `_<APPID>._sub.…`: the app ID is the first label without its underscore.
+                            let label = n.lowercased().prefix { $0 != "." }
+                            return label.hasPrefix("_") && n.lowercased().dropFirst(label.count).hasPrefix("._sub.")
+                                && missingApps.contains(String(label.dropFirst()))
                         }
                     }
                     f.append(
                         Finding(
                             code: "APP_ID_UNANSWERED", severity: .error,
                             title:
-                                "No device answered for app ID \(missing.joined(separator: ", ")) asked by \(address)",
+                                "No device answered for app ID \(capped(missing)) asked by \(address)",
                             detail: "\(address) searched for _\(missing[0])._sub._googlecast._tcp.local and no "
                                 + "device answered under that name, although Cast devices answered the plain "
                                 + "_googlecast._tcp.local query. Devices publish an app-ID subtype only for "
@@ -242,9 +297,10 @@ public enum Diagnosis {
                 }
             }
             // Incomplete resolution per device.
+            let clientRows = latencyRows[c.address] ?? [:]
             for device in mdnsDevices {
-                let rows = r.latency.filter { $0.client == c.address && $0.deviceID == device.id }
-                guard rows.contains(where: { $0.firstAnswerMs != nil }), !rows.contains(where: { $0.resolvedMs != nil })
+                guard let rows = clientRows[device.id],
+                    rows.contains(where: { $0.firstAnswerMs != nil }), !rows.contains(where: { $0.resolvedMs != nil })
                 else { continue }
                 let reason = rows.compactMap(\.resolvedMissing).first ?? "the records never arrived"
                 f.append(
@@ -283,11 +339,8 @@ public enum Diagnosis {
                         frames: worst.flatMap { [$0.query, $0.answer] },
                         subjects: FindingSubjects(clients: [address], devices: devices)))
             }
-            // Cache refreshes at 80/85/90/95 % of a short TTL are legitimately close together
-            // (RFC 6762 §5.2): an interval of 5 % ± 2 % of a TTL in use is not a storm.
-            let refreshTTLs = Set(mdnsDevices.flatMap { $0.ttls.flatMap(\.values) }.filter { $0 > 0 })
             let storm = c.intervalsMs.filter { i in
-                i < fastIntervalMs && !refreshTTLs.contains { abs(i - 50 * Double($0)) <= 20 * Double($0) }
+                i < fastIntervalMs && !Self.isRefreshInterval(i, ttls: refreshTTLs)
             }
             if storm.count >= stormIntervals {
                 f.append(
@@ -323,6 +376,9 @@ public enum Diagnosis {
     static func deviceFindings(_ r: AnalysisReport) -> [Finding] {
         var f: [Finding] = []
         let end = r.captures.compactMap(\.end).max()
+        // The queries each device missed, built once (not devices × queries × missed lists).
+        var missedBy: [String: [QueryOutcome]] = [:]
+        for q in r.queries { for id in q.missed { missedBy[id, default: []].append(q) } }
         for d in r.devices where d.via.contains("mdns") {
             let name = d.friendlyName ?? d.id
             let subject = FindingSubjects(devices: [d.id])
@@ -369,7 +425,7 @@ public enum Diagnosis {
                         frames: d.leftFrame.map { [$0] } ?? [], subjects: subject))
             } else if let end, let ttl = shortestTTL(d), Double(end.nanoseconds(since: d.lastSeen)) / 1e9 > Double(ttl)
             {
-                let unanswered = r.queries.filter { $0.time > d.lastSeen && $0.missed.contains(d.id) }
+                let unanswered = (missedBy[d.id] ?? []).filter { $0.time > d.lastSeen }
                 if !unanswered.isEmpty {
                     f.append(
                         Finding(
@@ -506,11 +562,36 @@ public enum Diagnosis {
 
     static func queryNames(_ queries: [QueryOutcome]) -> String {
         var names: [String] = []
-        for q in queries { for n in q.names where !names.contains(n) { names.append(n) } }
-        return names.joined(separator: ", ")
+        var seen: Set<String> = []
+        for q in queries { for n in q.names where seen.insert(n).inserted { names.append(n) } }
+        return capped(names)
+    }
+
+    /// `items` joined with commas, at most ``maximumListed`` of them, the rest counted.
+    static func capped(_ items: [String]) -> String {
+        guard items.count > maximumListed else { return items.joined(separator: ", ") }
+        return items.prefix(maximumListed).joined(separator: ", ") + " and \(items.count - maximumListed) more"
+    }
+
+    /// The most names a finding's text lists (a flood of fake names must not make a finding
+    /// megabytes long); the rest are counted.
+    static let maximumListed = 12
+
+    /// Whether an interval of `ms` is a cache refresh step of one of the sorted `ttls` (seconds):
+    /// within 5 % ± 2 % of it, that is 30·ttl ≤ ms ≤ 70·ttl (a binary search, not a scan).
+    static func isRefreshInterval(_ ms: Double, ttls: [UInt32]) -> Bool {
+        // The smallest TTL with 70·ttl ≥ ms, then whether 30·ttl ≤ ms.
+        var low = 0
+        var high = ttls.count
+        while low < high {
+            let mid = (low + high) / 2
+            if 70 * Double(ttls[mid]) < ms { low = mid + 1 } else { high = mid }
+        }
+        return low < ttls.count && 30 * Double(ttls[low]) <= ms
     }
 
     static func list(_ items: [String]) -> String {
+        if items.count > maximumListed { return capped(items) }
         switch items.count {
         case 0: return "none"
         case 1: return items[0]

@@ -38,6 +38,20 @@ public struct TrackerCapacity: Hashable, Sendable {
     public var names = 200_000
     /// DIAL devices.
     public var dialDevices = 10_000
+    /// Rows of the latency table (one per discovery session and device) and, separately, of
+    /// the response table (one per client and device) (`--max-rows`). Both grow as clients ×
+    /// devices, so a flood of fake clients and devices would otherwise make the report huge.
+    public var rows = 20_000
+    /// Client × device state kept while tracking (`--max-pairs`): one entry per device a
+    /// client's query expected (its response counts), per device whose records reached a
+    /// discovery session, and per host whose address did. Sparse, so an ordinary capture uses a
+    /// few hundred; a flood of fake devices and clients stops here instead of growing as their
+    /// product.
+    public var pairs = 200_000
+    /// Clients whose discovery session takes responses at once (`--max-sessions`): each
+    /// response updates every one of them, so this bounds the work per packet. A client joins
+    /// with each query; beyond the limit the one that queried least recently leaves.
+    public var sessions = 256
 
     public init() {}
 }
@@ -54,6 +68,19 @@ public struct LimitDrops: Hashable, Sendable {
     public var dialDevices = 0
     /// Fragmented datagrams abandoned to stay within the reassembly limits.
     public var fragments = 0
+    /// Client × device state not kept beyond ``TrackerCapacity/pairs``.
+    public var pairs = 0
+    /// Sessions that stopped taking responses to make room (``TrackerCapacity/sessions``).
+    public var sessions = 0
+    /// Latency rows (session × device) and response rows (client × device) beyond
+    /// ``TrackerCapacity/rows``.
+    public var latencyRows = 0
+    public var responseRows = 0
+    /// Device ids beyond ``QueryOutcome/maximumDevicesListed`` in one query's answered,
+    /// suppressed or missed list, not listed.
+    public var queryListEntries = 0
+    /// Findings beyond ``Diagnosis/maximumFindingsPerCode`` of one code, not listed.
+    public var findings = 0
 
     public init() {}
 
@@ -69,6 +96,12 @@ public struct LimitDrops: Hashable, Sendable {
         a.names += b.names
         a.dialDevices += b.dialDevices
         a.fragments += b.fragments
+        a.latencyRows += b.latencyRows
+        a.responseRows += b.responseRows
+        a.findings += b.findings
+        a.queryListEntries += b.queryListEntries
+        a.pairs += b.pairs
+        a.sessions += b.sessions
     }
 }
 
@@ -172,16 +205,16 @@ public struct DiscoveryTracker {
     struct SessionState {
         var start: Timestamp
         var startFrame: FrameRef
-        var askedNames: [NameID] = []
+        var askedNames = NameSet()
         /// Instances the client listed as known answers during the session.
-        var knownAnswers: [NameID] = []
-        /// Per instance name, indexed by ``NameID`` while the session is current; compacted
-        /// into `finishedProgress` when it ends.
-        var progress: [SessionProgress] = []
+        var knownAnswers = NameSet()
+        /// Per instance name that reached the client during the session: when its PTR, SRV and
+        /// TXT first did. Sparse, and each entry costs one of the tracker's pair budget
+        /// (``TrackerCapacity/pairs``): a flood of fake devices and clients cannot make it
+        /// clients × devices.
+        var progress = NameMap<SessionProgress>()
         /// When an address record of each host name first reached the client, likewise.
-        var addressSeen: [(time: Timestamp, frame: FrameRef)?] = []
-        var finishedProgress: [NameID: SessionProgress] = [:]
-        var finishedAddressSeen: [NameID: (time: Timestamp, frame: FrameRef)] = [:]
+        var addressSeen = NameMap<(time: Timestamp, frame: FrameRef)>()
 
         init(start: Timestamp, startFrame: FrameRef) {
             self.start = start
@@ -189,52 +222,51 @@ public struct DiscoveryTracker {
         }
 
         func progress(_ id: NameID) -> SessionProgress? {
-            if id.index < progress.count { return progress[id.index].isEmpty ? nil : progress[id.index] }
-            return finishedProgress[id]
+            guard let p = progress[id], !p.isEmpty else { return nil }
+            return p
         }
 
-        func addressSeen(_ id: NameID) -> (time: Timestamp, frame: FrameRef)? {
-            if id.index < addressSeen.count { return addressSeen[id.index] }
-            return finishedAddressSeen[id]
-        }
+        func addressSeen(_ id: NameID) -> (time: Timestamp, frame: FrameRef)? { addressSeen[id] }
 
-        /// Edits the progress of one instance name in place.
+        /// Edits the progress of one instance name in place (a new entry costs one of `budget`;
+        /// with none left, nothing is recorded).
         @inline(__always)
-        mutating func withProgress<R>(_ id: NameID, _ body: (inout SessionProgress) -> R) -> R {
-            if id.index >= progress.count {
-                progress.append(contentsOf: repeatElement(SessionProgress(), count: id.index + 1 - progress.count))
-            }
-            return body(&progress[id.index])
+        @discardableResult
+        mutating func withProgress(_ id: NameID, budget: inout Int, _ body: (inout SessionProgress) -> Void) -> Bool {
+            progress.modify(id, budget: &budget, default: { SessionProgress() }, body)
         }
 
-        mutating func sawAddress(_ id: NameID, time: Timestamp, frame: FrameRef) {
-            if id.index >= addressSeen.count {
-                addressSeen.append(contentsOf: repeatElement(nil, count: id.index + 1 - addressSeen.count))
-            }
-            if addressSeen[id.index] == nil { addressSeen[id.index] = (time, frame) }
+        @discardableResult
+        mutating func sawAddress(_ id: NameID, time: Timestamp, frame: FrameRef, budget: inout Int) -> Bool {
+            addressSeen.modify(id, budget: &budget, default: { (time, frame) }) { _ in }
         }
 
-        /// The session is over: keeps only what it saw (sparse), not an entry per name.
-        mutating func compact() {
-            for (i, p) in progress.enumerated() where !p.isEmpty { finishedProgress[NameID(raw: Int32(i))] = p }
-            for (i, a) in addressSeen.enumerated() { if let a { finishedAddressSeen[NameID(raw: Int32(i))] = a } }
-            progress = []
-            addressSeen = []
-        }
+        /// The session is over (its maps are already sparse).
+        mutating func compact() {}
     }
 
     struct QueryState {
         var time: Timestamp
         var frame: FrameRef
-        /// The names asked (no repeats).
-        var names: [NameID]
-        var knownAnswers: [(instance: NameID, ttl: UInt32)] = []
-        var answered: [(instance: NameID, delay: Double, frame: FrameRef)] = []
+        /// The names asked (no repeats), in order.
+        var names: NameSet
+        /// The instances listed as known answers, with the highest TTL listed for each.
+        var knownAnswers = NameMap<UInt32>()
+        /// The instances that answered within the window, with the delay and the frame.
+        var answered = NameMap<(delay: Double, frame: FrameRef)>()
 
-        func knownAnswerTTL(_ id: NameID) -> UInt32? { knownAnswers.first { $0.instance == id }?.ttl }
-        func answer(_ id: NameID) -> (delay: Double, frame: FrameRef)? {
-            answered.first { $0.instance == id }.map { ($0.delay, $0.frame) }
+        /// A query state for `names` (no repeats).
+        init(time: Timestamp, frame: FrameRef, names: [NameID]) {
+            self.time = time
+            self.frame = frame
+            self.names = NameSet(unique: names)
         }
+
+        /// Adds names asked in the same burst.
+        mutating func add(_ more: [NameID]) { for n in more { names.insert(n) } }
+
+        func knownAnswerTTL(_ id: NameID) -> UInt32? { knownAnswers[id] }
+        func answer(_ id: NameID) -> (delay: Double, frame: FrameRef)? { answered[id] }
     }
 
     /// A closed query, kept (up to ``TrackerLimits/maximumQueriesKept`` per client) for the
@@ -286,7 +318,7 @@ public struct DiscoveryTracker {
         var firstDialSearch: Timestamp?
         var firstDialSearchFrame: FrameRef?
         var fastIntervals = 0
-        var namesAnswered: [NameID] = []
+        var namesAnswered = NameSet()
         var lastBurst: Timestamp?
         var intervals: [Double] = []
         var intervalCount = 0
@@ -296,12 +328,14 @@ public struct DiscoveryTracker {
         var current: SessionState?
         var finished: [SessionState] = []
         var pending: QueryState?
-        /// Per instance name (indexed by ``NameID``); `expected == 0` where none was expected.
-        var responses: [ResponseCounter] = []
+        /// Per instance name expected to answer one of its queries (sparse; each entry costs one
+        /// of the pair budget).
+        var responses = NameMap<ResponseCounter>()
         var queryLog: [QueryLogEntry] = []
 
         func response(_ id: NameID) -> ResponseCounter? {
-            id.index < responses.count && responses[id.index].expected > 0 ? responses[id.index] : nil
+            guard let r = responses[id], r.expected > 0 else { return nil }
+            return r
         }
     }
 
@@ -312,6 +346,8 @@ public struct DiscoveryTracker {
     var names: NameTable
     /// What was dropped to stay within ``AnalysisOptions/capacity``.
     var drops = LimitDrops()
+    /// What is left of ``TrackerCapacity/pairs``.
+    var pairBudget: Int
     /// Instances in order of creation that were incomplete when created (candidates to make
     /// room when the table is full; checked again when taken).
     var evictionCandidates: [Int] = []
@@ -340,6 +376,8 @@ public struct DiscoveryTracker {
     /// Clients with a discovery session, in order (the ones a response can matter to), and
     /// when each client's open query started (by client index).
     var sessionClients: [Int] = []
+    /// Whether each client (by index) is in `sessionClients`.
+    var isActive: [Bool] = []
     var pendingSince: [Timestamp?] = []
     var malformed: [(frame: FrameRef, reason: String)] = []
     var malformedCount = 0
@@ -353,6 +391,7 @@ public struct DiscoveryTracker {
     public init(options: AnalysisOptions = AnalysisOptions()) {
         self.options = options
         names = NameTable(limit: options.capacity.names)
+        pairBudget = options.capacity.pairs
     }
 
     /// The instance state of `id`, if it is a known instance.
@@ -668,6 +707,30 @@ public struct DiscoveryTracker {
         if events { emitDeviceEvents(touched: touched, hostsTouched: hostsTouched, time: now, frame: frame) }
     }
 
+    /// Makes client `index` one of the clients whose session takes responses (after each of its
+    /// queries). When ``TrackerCapacity/sessions`` are already, the one that queried least
+    /// recently stops taking them (its session keeps what it saw), so a response costs at most
+    /// that many client updates whatever the number of clients.
+    mutating func activate(_ index: Int) {
+        guard !isActive[index] else { return }
+        if sessionClients.count >= options.capacity.sessions, !sessionClients.isEmpty {
+            // The client whose last query is the oldest (one without a query counts as oldest).
+            var oldest = 0
+            for i in sessionClients.indices.dropFirst() {
+                guard let t = clients[sessionClients[i]].lastQuery else {
+                    oldest = i
+                    break
+                }
+                if let o = clients[sessionClients[oldest]].lastQuery, t < o { oldest = i }
+            }
+            isActive[sessionClients[oldest]] = false
+            sessionClients.remove(at: oldest)
+            drops.sessions += 1
+        }
+        sessionClients.append(index)
+        isActive[index] = true
+    }
+
     /// Whether stored bytes equal borrowed ones.
     static func equal(_ a: [UInt8], _ b: UnsafeRawBufferPointer) -> Bool {
         guard a.count == b.count else { return false }
@@ -805,6 +868,13 @@ public struct DiscoveryTracker {
 
     mutating func updateClient(_ index: Int, records: [KeyedRecord], time: Timestamp, frame: FrameRef) {
         let window = options.responseWindowNanoseconds
+        // The pair budget is taken out while the client is edited in place.
+        var budget = pairBudget
+        var dropped = 0
+        defer {
+            pairBudget = budget
+            drops.pairs += dropped
+        }
         Self.edit(&clients[index]) { c in
             guard c.current != nil else { return }
             for k in records where k.ttl > 0 {
@@ -813,25 +883,31 @@ public struct DiscoveryTracker {
                     guard let instance = k.target else { continue }
                     let owner = k.owner
                     if c.current!.askedNames.contains(owner) {
-                        if !c.namesAnswered.contains(owner) { c.namesAnswered.append(owner) }
-                        c.current!.withProgress(instance) { p in
+                        c.namesAnswered.insert(owner)
+                        let kept = c.current!.withProgress(instance, budget: &budget) { p in
                             if p.firstAnswer == nil { p.firstAnswer = (time, frame) }
                         }
+                        if !kept { dropped += 1 }
                     }
-                    if c.pending != nil, c.pending!.names.contains(owner),
-                        !c.pending!.answered.contains(where: { $0.instance == instance }),
+                    if c.pending != nil, c.pending!.names.contains(owner), c.pending!.answered[instance] == nil,
                         time.nanoseconds(since: c.pending!.time) <= window
                     {
-                        c.pending!.answered.append(
-                            (instance, Double(time.nanoseconds(since: c.pending!.time)) / 1e6, frame))
+                        c.pending!.answered.set(
+                            instance, (Double(time.nanoseconds(since: c.pending!.time)) / 1e6, frame))
                     }
                 case .srv:
                     guard let target = k.target else { continue }
-                    c.current!.withProgress(k.owner) { p in if p.srv == nil { p.srv = (time, frame, target) } }
+                    let kept = c.current!.withProgress(k.owner, budget: &budget) { p in
+                        if p.srv == nil { p.srv = (time, frame, target) }
+                    }
+                    if !kept { dropped += 1 }
                 case .txt:
-                    c.current!.withProgress(k.owner) { p in if p.txt == nil { p.txt = (time, frame) } }
+                    let kept = c.current!.withProgress(k.owner, budget: &budget) { p in
+                        if p.txt == nil { p.txt = (time, frame) }
+                    }
+                    if !kept { dropped += 1 }
                 case .a, .aaaa:
-                    c.current!.sawAddress(k.owner, time: time, frame: frame)
+                    if !c.current!.sawAddress(k.owner, time: time, frame: frame, budget: &budget) { dropped += 1 }
                 default:
                     break
                 }
@@ -985,7 +1061,7 @@ public struct DiscoveryTracker {
             }
             // Bursts and intervals.
             if let last = c.lastBurst, now.nanoseconds(since: last) < burst, c.pending != nil {
-                for n in names where !c.pending!.names.contains(n) { c.pending!.names.append(n) }
+                c.pending!.add(names)
                 Self.merge(ptrAnswers, into: &c.pending!)
             } else {
                 if let last = c.lastBurst, !newSession {
@@ -1007,16 +1083,14 @@ public struct DiscoveryTracker {
                 c.pending = q
                 newBurst = true
             }
-            for n in names where !c.current!.askedNames.contains(n) { c.current!.askedNames.append(n) }
+            for n in names { c.current!.askedNames.insert(n) }
             for a in ptrAnswers where names.contains(a.owner) {
-                if !c.namesAnswered.contains(a.owner) { c.namesAnswered.append(a.owner) }
+                c.namesAnswered.insert(a.owner)
             }
-            for a in listed where !c.current!.knownAnswers.contains(a.instance) {
-                c.current!.knownAnswers.append(a.instance)
-            }
+            for a in listed { c.current!.knownAnswers.insert(a.instance) }
         }
+        activate(index)
         if sessionStarted {
-            if clients[index].sessionCount == 1 { sessionClients.append(index) }
             if options.collectEvents {
                 events.append(
                     .sessionStarted(
@@ -1038,11 +1112,7 @@ public struct DiscoveryTracker {
     /// Adds the known answers listed under the query's names (the highest TTL of each instance).
     static func merge(_ answers: [KnownAnswer], into q: inout QueryState) {
         for a in answers where q.names.contains(a.owner) {
-            if let i = q.knownAnswers.firstIndex(where: { $0.instance == a.instance }) {
-                q.knownAnswers[i].ttl = Swift.max(q.knownAnswers[i].ttl, a.ttl)
-            } else {
-                q.knownAnswers.append((a.instance, a.ttl))
-            }
+            q.knownAnswers.set(a.instance, Swift.max(q.knownAnswers[a.instance] ?? a.ttl, a.ttl))
         }
     }
 
@@ -1066,6 +1136,7 @@ public struct DiscoveryTracker {
             clients.append(ClientState(address: address))
             clientAddresses.append(address)
             pendingSince.append(nil)
+            isActive.append(false)
         }
         if clients[index].mac == nil { clients[index].mac = packet.sourceMAC }
         if clients[index].process == nil, let p = packet.pktap, !p.process.isEmpty {
@@ -1116,16 +1187,16 @@ public struct DiscoveryTracker {
             }
         }
         var entry = QueryLogEntry(
-            time: q.time, frame: q.frame, names: q.names, answered: [], suppressed: [], missed: [])
+            time: q.time, frame: q.frame, names: q.names.members, answered: [], suppressed: [], missed: [])
         let collectEvents = options.collectEvents
+        var budget = pairBudget
+        defer { pairBudget = budget }
+        var dropped = 0
+        defer { drops.pairs += dropped }
         Self.edit(&clients[index]) { c in
             let keepEntry = c.queryLog.count < TrackerLimits.maximumQueriesKept || collectEvents
             for (key, kind) in outcomes {
-                if key.index >= c.responses.count {
-                    c.responses.append(
-                        contentsOf: repeatElement(ResponseCounter(), count: key.index + 1 - c.responses.count))
-                }
-                Self.edit(&c.responses[key.index]) { counter in
+                let counted = c.responses.modify(key, budget: &budget, default: { ResponseCounter() }) { counter in
                     counter.expected += 1
                     switch kind {
                     case .suppressed:
@@ -1143,6 +1214,7 @@ public struct DiscoveryTracker {
                         }
                     }
                 }
+                if !counted { dropped += 1 }
             }
             if c.queryLog.count < TrackerLimits.maximumQueriesKept { c.queryLog.append(entry) }
         }

@@ -245,6 +245,10 @@ public struct ResponseStats: Hashable, Sendable {
 
 /// One Cast query (burst) of a client and what became of it.
 public struct QueryOutcome: Hashable, Sendable {
+    /// The most device ids one query's answered, suppressed or missed list holds (the rest
+    /// are counted in ``LimitDrops/queryListEntries``); the response table keeps the full counts.
+    public static let maximumDevicesListed = 100
+
     /// One device's answer to the query.
     public struct Answer: Hashable, Sendable {
         public var deviceID: String
@@ -321,11 +325,16 @@ public struct FindingSubjects: Hashable, Sendable {
     public var devices: [String] = []
     /// App IDs.
     public var appIDs: [String] = []
+    /// At most ``maximumEach`` of each kind are kept (the first ones given).
     public init(clients: [String] = [], devices: [String] = [], appIDs: [String] = []) {
-        self.clients = clients
-        self.devices = devices
-        self.appIDs = appIDs
+        self.clients = Array(clients.prefix(Self.maximumEach))
+        self.devices = Array(devices.prefix(Self.maximumEach))
+        self.appIDs = Array(appIDs.prefix(Self.maximumEach))
     }
+
+    /// The most clients, devices or app IDs one finding names (a flood of fake devices must
+    /// not make every finding list all of them).
+    public static let maximumEach = 100
 }
 
 /// A diagnosis: what is wrong (or notable), why we think so, and what to do.

@@ -97,53 +97,104 @@ extension DiscoveryTracker {
             }
         }
 
-        // Latency: every session of every client, for every device.
+        // Latency: every session of every client, for every device (at most `rows` of each
+        // table: they grow as clients × devices).
         var latency: [LatencyRow] = []
         var responses: [TimelineResult.ResponsePart] = []
+        let maximumRows = options.capacity.rows
+        let partKeys = parts.map { keysByDevice[$0.id] ?? [] }
+        var partOfKey: [NameID: Int] = [:]
+        for (i, keys) in partKeys.enumerated() { for k in keys { partOfKey[k] = i } }
+        // When there are more session × device rows than `rows`, the ones where the device
+        // reached the session are kept first, then the others, each in order.
+        func reached(_ s: SessionState, _ i: Int) -> Bool {
+            !s.progress.isEmpty && partKeys[i].contains { s.progress($0) != nil }
+        }
+        var reachedRows = 0
+        var totalRows = 0
         for c in clients {
             for session in c.finished {
-                for part in parts {
-                    latency.append(row(session, client: c.address, device: part, keys: keysByDevice[part.id] ?? []))
+                totalRows += parts.count
+                if !session.progress.isEmpty { for i in parts.indices where reached(session, i) { reachedRows += 1 } }
+            }
+        }
+        var reachedLeft = Swift.min(reachedRows, maximumRows)
+        var othersLeft = maximumRows - reachedLeft
+        drops.latencyRows += Swift.max(0, totalRows - maximumRows)
+        for c in clients {
+            for session in c.finished {
+                for i in parts.indices {
+                    if reached(session, i) {
+                        guard reachedLeft > 0 else { continue }
+                        reachedLeft -= 1
+                    } else {
+                        guard othersLeft > 0 else { continue }
+                        othersLeft -= 1
+                    }
+                    latency.append(row(session, client: c.address, device: parts[i], keys: partKeys[i]))
                 }
             }
-            for part in parts {
-                var counter = ResponseCounter()
-                var any = false
-                for key in keysByDevice[part.id] ?? [] {
-                    guard let r = c.response(key) else { continue }
-                    any = true
-                    counter += r
+            // The devices the client's queries expected (its counters are sparse), in device
+            // order, each summed over its instances in order.
+            var expected = Set<Int>()
+            for (key, counter) in c.responses.entries where counter.expected > 0 {
+                if let i = partOfKey[key] { expected.insert(i) }
+            }
+            for i in expected.sorted() {
+                guard responses.count < maximumRows else {
+                    drops.responseRows += 1
+                    continue
                 }
-                if any { responses.append(.init(client: c.address, deviceID: part.id, counter: counter)) }
+                var counter = ResponseCounter()
+                for key in partKeys[i] { if let r = c.response(key) { counter += r } }
+                responses.append(.init(client: c.address, deviceID: parts[i].id, counter: counter))
             }
         }
 
-        // Per-query outcomes, with instances named by device id.
-        var deviceOfInstance: [NameID: String] = [:]
-        for (id, keys) in keysByDevice { for k in keys { deviceOfInstance[k] = id } }
+        // Per-query outcomes, with instances named by device id. Devices are numbered, and each
+        // query marks the ones it listed in two arrays (answered, listed) instead of building
+        // sets: linear in the lists whatever their size, and nothing allocated per query.
+        let deviceIDs = Array(keysByDevice.keys)
+        var deviceOfInstance: [NameID: Int] = [:]
+        for (number, id) in deviceIDs.enumerated() { for k in keysByDevice[id] ?? [] { deviceOfInstance[k] = number } }
+        var answeredIn = [Int](repeating: -1, count: deviceIDs.count)
+        var listedIn = [Int](repeating: -1, count: deviceIDs.count)
+        var queryNumber = 0
         var queries: [QueryOutcome] = []
         for c in clients {
             for e in c.queryLog {
-                func ids(_ keys: [NameID]) -> [String] {
-                    var out: [String] = []
-                    for k in keys { if let id = deviceOfInstance[k], !out.contains(id) { out.append(id) } }
-                    return out
-                }
+                queryNumber += 1
                 var answers: [QueryOutcome.Answer] = []
                 for a in e.answered.sorted(by: { $0.delay < $1.delay }) {
-                    guard let id = deviceOfInstance[a.instance], !answers.contains(where: { $0.deviceID == id }) else {
+                    guard let d = deviceOfInstance[a.instance], answeredIn[d] != queryNumber else { continue }
+                    answeredIn[d] = queryNumber
+                    guard answers.count < QueryOutcome.maximumDevicesListed else {
+                        drops.queryListEntries += 1
                         continue
                     }
-                    answers.append(QueryOutcome.Answer(deviceID: id, delayMs: a.delay, frame: a.frame))
+                    answers.append(QueryOutcome.Answer(deviceID: deviceIDs[d], delayMs: a.delay, frame: a.frame))
                 }
-                let answeredIDs = Set(answers.map(\.deviceID))
-                let suppressed = ids(e.suppressed).filter { !answeredIDs.contains($0) }
+                /// The devices of `keys` not answered and not listed before in this query.
+                func unlisted(_ keys: [NameID]) -> [String] {
+                    var out: [String] = []
+                    for k in keys {
+                        guard let d = deviceOfInstance[k], answeredIn[d] != queryNumber, listedIn[d] != queryNumber
+                        else { continue }
+                        listedIn[d] = queryNumber
+                        guard out.count < QueryOutcome.maximumDevicesListed else {
+                            drops.queryListEntries += 1
+                            continue
+                        }
+                        out.append(deviceIDs[d])
+                    }
+                    return out
+                }
+                let suppressed = unlisted(e.suppressed)
                 queries.append(
                     QueryOutcome(
                         client: c.address, time: e.time, frame: e.frame,
                         names: e.names.map { names.name($0).description }.sorted(), answered: answers,
-                        suppressed: suppressed,
-                        missed: ids(e.missed).filter { !answeredIDs.contains($0) && !suppressed.contains($0) }))
+                        suppressed: suppressed, missed: unlisted(e.missed)))
             }
         }
 
@@ -158,7 +209,7 @@ extension DiscoveryTracker {
                     firstDialSearch: c.firstDialSearch, firstDialSearchFrame: c.firstDialSearchFrame,
                     fastIntervals: c.fastIntervals,
                     appIDsAnswered: Set(
-                        c.namesAnswered.compactMap { key -> String? in
+                        c.namesAnswered.members.compactMap { key -> String? in
                             if case .subtype(let app)? = CastName(names.name(key)) { return app }
                             return nil
                         }

@@ -63,6 +63,10 @@ enum AnalyzeCommand {
                     case "--max-devices": o.analysis.capacity.devices = try count(name, try args.value(name, inline))
                     case "--max-clients": o.analysis.capacity.clients = try count(name, try args.value(name, inline))
                     case "--max-names": o.analysis.capacity.names = try count(name, try args.value(name, inline))
+                    case "--max-rows": o.analysis.capacity.rows = try count(name, try args.value(name, inline))
+                    case "--max-pairs": o.analysis.capacity.pairs = try count(name, try args.value(name, inline))
+                    case "--max-sessions":
+                        o.analysis.capacity.sessions = try count(name, try args.value(name, inline))
                     case "--max-fragments":
                         o.reassembly.maximumDatagrams = try count(name, try args.value(name, inline))
                     case "--plist": o.plist = try args.value(name, inline)
@@ -230,7 +234,8 @@ let analyzeUsage = """
     USAGE: castscope analyze [--format text|json|markdown] [-o FILE] [--session-gap S]
                              [--client ADDR]... [--merge] [--plist Info.plist]
                              [--fail-on warning|error] [--max-devices N] [--max-clients N]
-                             [--max-names N] [--max-fragments N] FILE...
+                             [--max-names N] [--max-sessions N] [--max-pairs N] [--max-rows N]
+                             [--max-fragments N] FILE...
 
     Builds the Cast picture of the captures: which receivers were visible (mDNS and DIAL),
     which hosts searched for them, and how fast each device answered each searcher.
@@ -252,6 +257,11 @@ let analyzeUsage = """
                            never seen with SRV or TXT makes room. Beyond: LIMIT_REACHED.
       --max-clients N      Keep at most N clients (default 10000).
       --max-names N        Keep at most N distinct DNS names (default 200000).
+      --max-sessions N     Match responses against at most N clients' sessions at once (default
+                           256; the client that queried least recently makes room).
+      --max-pairs N        Track at most N client × device pairs (default 200000).
+      --max-rows N         Keep at most N latency rows (session × device) and N response rows
+                           (client × device) (default 20000).
       --max-fragments N    Reassemble at most N fragmented datagrams at once (default 64).
       --plist FILE         Also check an iOS app's Info.plist (see castscope check-plist) and
                            cross-check it: app IDs the capture shows being searched for or

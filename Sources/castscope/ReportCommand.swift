@@ -20,7 +20,7 @@ enum ReportCommand {
     /// `analyze`'s options that take a value (so that the value is not mistaken for ours).
     static let analyzeValueOptions: Set<String> = [
         "--session-gap", "--client", "--plist", "--fail-on", "--max-devices", "--max-clients", "--max-names",
-        "--max-fragments",
+        "--max-rows", "--max-pairs", "--max-sessions", "--max-fragments",
     ]
 
     static func parse(_ arguments: [String]) -> Result<Options, UsageError> {
@@ -118,7 +118,8 @@ let reportUsage = """
       -o, --output FILE    Write the report to FILE (`-o -`: standard output; the default for
                            Markdown).
       --session-gap S, --client ADDR, --merge, --no-filter, --plist FILE, --max-devices N,
-      --max-clients N, --max-names N, --max-fragments N
+      --max-clients N, --max-names N, --max-sessions N, --max-pairs N, --max-rows N,
+      --max-fragments N
                            As for `castscope analyze`.
     \(FailOn.help)
       -h, --help           Show this help.

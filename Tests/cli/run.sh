@@ -246,6 +246,39 @@ check "--max-clients 1000: 1000 clients kept, the rest counted in LIMIT_REACHED"
     eval 'out_has "1000 clients" && out_has "LIMIT_REACHED" && out_has "49000 packets from clients beyond 1000"'
 run report --format markdown --max-clients 1000 "$T/clients.pcap"
 check "report takes the limits too" eval 'rc_is 0 && out_has "LIMIT_REACHED"'
+# Clients × devices: 2,000 clients query, then 20,000 fake devices reach every session. Once
+# this took minutes and gigabytes (the state and the report grew as the product); now the
+# sessions taking responses, the client × device pairs, the rows and the findings per code are
+# bounded, and LIMIT_REACHED counts what was not kept.
+python3 scripts/gen-flood-capture.py --clients 2000 --devices 20000 --clients-first -o "$T/pairs.pcap"
+timeout -s KILL 300 /usr/bin/time -f '%M' -o "$T/rss-pairs" "$BIN" analyze --format json "$T/pairs.pcap" \
+    >"$T/pairs.json" 2>/dev/null
+pairs_ok() {
+    python3 - "$1" <<'PY'
+import collections, json, sys
+r = json.load(open(sys.argv[1]))
+assert "0a1b2c3d4e5f" in [d["id"] for d in r["devices"]], "real device missing"
+assert len(r["latency"]) <= 20000 and len(r["responses"]) <= 20000, (len(r["latency"]), len(r["responses"]))
+codes = collections.Counter(f["code"] for f in r["findings"])
+assert max(codes.values()) <= 20, codes
+assert all(len(q["missed"]) <= 100 for q in r["queries"])
+f = [f for f in r["findings"] if f["code"] == "LIMIT_REACHED"]
+assert f, codes
+for flag in ("--max-sessions", "--max-pairs", "--max-rows"):
+    assert flag in f[0]["detail"], (flag, f[0]["detail"])
+PY
+}
+check "2,000 clients × 20,000 devices: bounded rows, findings and pairs, the real device kept, LIMIT_REACHED" \
+    pairs_ok "$T/pairs.json"
+check "peak RSS under 300 MiB for the clients × devices flood ($(cat "$T/rss-pairs") KiB)" \
+    eval '[ "$(cat "$T/rss-pairs")" -lt 307200 ]'
+# One sender asking 200,000 distinct app-ID subtypes: once quadratic (224 s), now linear.
+python3 scripts/gen-flood-capture.py --subtypes 25000 -o "$T/subtypes.pcap"
+timeout -s KILL 120 /usr/bin/time -f '%M' -o "$T/rss-sub" "$BIN" analyze --format json "$T/subtypes.pcap" \
+    >"$T/subtypes.json" 2>/dev/null
+RC=$?
+check "a flood of 200,000 app-ID subtypes from one sender finishes ($(cat "$T/rss-sub") KiB)" \
+    eval 'rc_is 0 && [ "$(cat "$T/rss-sub")" -lt 204800 ] && python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$T/subtypes.json"'
 run analyze --max-devices 0 "$T/clients.pcap"
 check "--max-devices 0 is a usage error" eval 'rc_is 64 && err_has "--max-devices needs a whole number"'
 
