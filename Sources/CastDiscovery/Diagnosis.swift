@@ -66,6 +66,14 @@ public enum Diagnosis {
                 "\(d.sessions) discovery sessions stopped taking responses to keep \(c.sessions) at once "
                     + "(--max-sessions)")
         }
+        if d.finishedSessions > 0 {
+            parts.append(
+                "\(d.finishedSessions) finished discovery sessions beyond \(TrackerLimits.maximumFinishedSessions) in all"
+            )
+        }
+        if d.queries > 0 {
+            parts.append("\(d.queries) queries beyond \(c.rows) in the per-query table (--max-rows)")
+        }
         if d.pairs > 0 {
             parts.append(
                 "\(d.pairs) client × device updates beyond \(c.pairs) pairs (--max-pairs): those responses and "

@@ -72,6 +72,10 @@ public struct LimitDrops: Hashable, Sendable {
     public var pairs = 0
     /// Sessions that stopped taking responses to make room (``TrackerCapacity/sessions``).
     public var sessions = 0
+    /// Finished sessions not kept beyond ``TrackerLimits/maximumFinishedSessions``.
+    public var finishedSessions = 0
+    /// Queries not kept in the per-query table beyond ``TrackerCapacity/rows`` in all.
+    public var queries = 0
     /// Latency rows (session × device) and response rows (client × device) beyond
     /// ``TrackerCapacity/rows``.
     public var latencyRows = 0
@@ -102,6 +106,8 @@ public struct LimitDrops: Hashable, Sendable {
         a.queryListEntries += b.queryListEntries
         a.pairs += b.pairs
         a.sessions += b.sessions
+        a.finishedSessions += b.finishedSessions
+        a.queries += b.queries
     }
 }
 
@@ -111,6 +117,9 @@ public enum TrackerLimits {
     public static let maximumIntervalsKept = 200
     /// Discovery sessions kept per client for the latency table.
     public static let maximumSessionsKept = 1000
+    /// Finished discovery sessions kept for all clients together (a flood of clients each
+    /// starting many sessions must not grow memory with the capture).
+    public static let maximumFinishedSessions = 100_000
     /// Response delays kept per client and device for the summaries.
     public static let maximumDelaysKept = 10_000
     /// Closed queries kept per client for the per-query table.
@@ -348,6 +357,9 @@ public struct DiscoveryTracker {
     var drops = LimitDrops()
     /// What is left of ``TrackerCapacity/pairs``.
     var pairBudget: Int
+    /// Finished sessions and per-query entries kept so far, all clients together.
+    var finishedSessionCount = 0
+    var queryLogCount = 0
     /// Instances in order of creation that were incomplete when created (candidates to make
     /// room when the table is full; checked again when taken).
     var evictionCandidates: [Int] = []
@@ -1028,6 +1040,9 @@ public struct DiscoveryTracker {
         let burst = options.burstNanoseconds
         var sessionStarted = false
         var newBurst = false
+        let sessionRoom = finishedSessionCount < TrackerLimits.maximumFinishedSessions
+        var sessionKept = false
+        var sessionForgotten = false
         var closing: QueryState?
         Self.edit(&clients[index]) { c in
             c.queries += 1
@@ -1051,8 +1066,13 @@ public struct DiscoveryTracker {
             c.lastQuery = now
             if newSession {
                 if var old = c.current, c.finished.count < TrackerLimits.maximumSessionsKept {
-                    old.compact()
-                    c.finished.append(old)
+                    if sessionRoom {
+                        old.compact()
+                        c.finished.append(old)
+                        sessionKept = true
+                    } else {
+                        sessionForgotten = true
+                    }
                 }
                 c.current = SessionState(start: now, startFrame: frame)
                 c.sessionCount += 1
@@ -1089,6 +1109,8 @@ public struct DiscoveryTracker {
             }
             for a in listed { c.current!.knownAnswers.insert(a.instance) }
         }
+        if sessionKept { finishedSessionCount += 1 }
+        if sessionForgotten { drops.finishedSessions += 1 }
         activate(index)
         if sessionStarted {
             if options.collectEvents {
@@ -1193,21 +1215,47 @@ public struct DiscoveryTracker {
         defer { pairBudget = budget }
         var dropped = 0
         defer { drops.pairs += dropped }
+        // The per-query table: at most `rows` entries in all, each listing at most
+        // `QueryOutcome.maximumDevicesListed` devices per kind.
+        let logRoom = queryLogCount < options.capacity.rows
+        let listLimit = QueryOutcome.maximumDevicesListed
+        var listDropped = 0
+        var logged = false
+        var notLogged = false
+        defer {
+            drops.queryListEntries += listDropped
+            if logged { queryLogCount += 1 }
+            if notLogged { drops.queries += 1 }
+        }
         Self.edit(&clients[index]) { c in
-            let keepEntry = c.queryLog.count < TrackerLimits.maximumQueriesKept || collectEvents
+            let keepEntry = (c.queryLog.count < TrackerLimits.maximumQueriesKept && logRoom) || collectEvents
             for (key, kind) in outcomes {
                 let counted = c.responses.modify(key, budget: &budget, default: { ResponseCounter() }) { counter in
                     counter.expected += 1
                     switch kind {
                     case .suppressed:
                         counter.suppressed += 1
-                        if keepEntry { entry.suppressed.append(key) }
+                        if keepEntry {
+                            if entry.suppressed.count < listLimit {
+                                entry.suppressed.append(key)
+                            } else {
+                                listDropped += 1
+                            }
+                        }
                     case .answered(let delay, let frame):
                         counter.answered += 1
                         if counter.delays.count < TrackerLimits.maximumDelaysKept { counter.delays.append(delay) }
-                        if keepEntry { entry.answered.append((key, delay, frame)) }
+                        if keepEntry {
+                            if entry.answered.count < listLimit {
+                                entry.answered.append((key, delay, frame))
+                            } else {
+                                listDropped += 1
+                            }
+                        }
                     case .missed:
-                        if keepEntry { entry.missed.append(key) }
+                        if keepEntry {
+                            if entry.missed.count < listLimit { entry.missed.append(key) } else { listDropped += 1 }
+                        }
                         counter.missed += 1
                         if counter.missedFrames.count < TrackerLimits.maximumMissedFramesKept {
                             counter.missedFrames.append(q.frame)
@@ -1216,7 +1264,14 @@ public struct DiscoveryTracker {
                 }
                 if !counted { dropped += 1 }
             }
-            if c.queryLog.count < TrackerLimits.maximumQueriesKept { c.queryLog.append(entry) }
+            if c.queryLog.count < TrackerLimits.maximumQueriesKept {
+                if logRoom {
+                    c.queryLog.append(entry)
+                    logged = true
+                } else {
+                    notLogged = true
+                }
+            }
         }
         if collectEvents, !entry.missed.isEmpty {
             var devices: [DeviceSnapshot] = []

@@ -41,6 +41,16 @@ struct ProductFloodTests {
         frame += 1
         tracker.ingest(
             Flood.packet(frame, at: 45, from: .v4(IPv4Address(192, 0, 2, 50)), Flood.realDevice()), capture: 0)
+        // Three clients go on querying: the per-query table stops at `rows` entries in all.
+        for k in 0..<60 {
+            for c in 37..<40 {
+                frame += 1
+                tracker.ingest(
+                    Flood.packet(
+                        frame, at: 46 + Double(k), from: Self.client(c), Self.query([Flood.castType.description])),
+                    capture: 0)
+            }
+        }
         let report = Flood.report(&tracker, options)
 
         #expect(report.devices.contains { $0.id == "0a1b2c3d4e5f" })
@@ -48,6 +58,8 @@ struct ProductFloodTests {
         #expect(report.limitDrops.pairs > 0)
         #expect(report.latency.count <= 100 && report.responses.count <= 100)
         #expect(report.limitDrops.latencyRows > 0)
+        #expect(report.queries.count == 100 && report.limitDrops.queries > 0)
+        #expect(report.queries.allSatisfy { $0.missed.count <= QueryOutcome.maximumDevicesListed })
         var perCode: [String: Int] = [:]
         for f in report.findings { perCode[f.code, default: 0] += 1 }
         #expect(perCode.values.allSatisfy { $0 <= Diagnosis.maximumFindingsPerCode }, "\(perCode)")
