@@ -126,6 +126,12 @@ public enum TrackerLimits {
     public static let maximumQueriesKept = 500
     /// Unanswered query frames kept per client and device as evidence.
     public static let maximumMissedFramesKept = 20
+    /// Response delays kept for all clients and devices together (the summaries' percentiles
+    /// are computed from these; the answered counts go on).
+    public static let maximumDelaysInAll = 1_000_000
+    /// Addresses kept per host, and source addresses per device (a flood of records for one
+    /// name from ever new addresses must not grow them with the capture).
+    public static let maximumAddressesKept = 64
     /// Distinct TTL values kept per record type of a device or host.
     public static let maximumTTLsKept = 64
     /// Distinct TXT records remembered (parsed) per device.
@@ -360,6 +366,8 @@ public struct DiscoveryTracker {
     /// Finished sessions and per-query entries kept so far, all clients together.
     var finishedSessionCount = 0
     var queryLogCount = 0
+    /// Response delays kept so far, all clients and devices together.
+    var delaysKept = 0
     /// Instances in order of creation that were incomplete when created (candidates to make
     /// room when the table is full; checked again when taken).
     var evictionCandidates: [Int] = []
@@ -810,8 +818,8 @@ public struct DiscoveryTracker {
             // rather than hashed (a receiver answers from two or three addresses).
             let known =
                 i.sourceFrames.count <= 8
-                ? i.sourceFrames.contains { $0.address == source } : !i.sources.insert(source).inserted
-            if !known {
+                ? i.sourceFrames.contains { $0.address == source } : i.sources.contains(source)
+            if !known, i.sourceFrames.count < TrackerLimits.maximumAddressesKept {
                 i.sources.insert(source)
                 i.sourceFrames.append((source, frame))
             }
@@ -856,7 +864,7 @@ public struct DiscoveryTracker {
             hosts.append(HostState())
         }
         Self.edit(&hosts[slot]) { h in
-            if ttl > 0, !h.addresses.contains(address) {
+            if ttl > 0, h.addresses.count < TrackerLimits.maximumAddressesKept, !h.addresses.contains(address) {
                 h.addresses.append(address)
                 h.addressFrames.append(frame)
             }
@@ -1220,10 +1228,12 @@ public struct DiscoveryTracker {
         let logRoom = queryLogCount < options.capacity.rows
         let listLimit = QueryOutcome.maximumDevicesListed
         var listDropped = 0
+        var delaysRoom = TrackerLimits.maximumDelaysInAll - delaysKept
         var logged = false
         var notLogged = false
         defer {
             drops.queryListEntries += listDropped
+            delaysKept = TrackerLimits.maximumDelaysInAll - delaysRoom
             if logged { queryLogCount += 1 }
             if notLogged { drops.queries += 1 }
         }
@@ -1244,7 +1254,10 @@ public struct DiscoveryTracker {
                         }
                     case .answered(let delay, let frame):
                         counter.answered += 1
-                        if counter.delays.count < TrackerLimits.maximumDelaysKept { counter.delays.append(delay) }
+                        if counter.delays.count < TrackerLimits.maximumDelaysKept, delaysRoom > 0 {
+                            counter.delays.append(delay)
+                            delaysRoom -= 1
+                        }
                         if keepEntry {
                             if entry.answered.count < listLimit {
                                 entry.answered.append((key, delay, frame))

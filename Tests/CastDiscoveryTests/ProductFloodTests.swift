@@ -90,6 +90,21 @@ struct ProductFloodTests {
         #expect(report.queries.first?.answered.map(\.deviceID) == ["0a1b2c3d4e5f"])
     }
 
+    @Test("one device announced from 200 source addresses with 200 address records keeps 64 of each")
+    func manyAddresses() {
+        var tracker = DiscoveryTracker()
+        for i in 1...200 {
+            var m = Flood.realDevice()
+            m.additionals[2].data = .a(IPv4Address(192, 0, 2, UInt8(i)))
+            tracker.ingest(Flood.packet(i, at: Double(i), from: .v4(IPv4Address(192, 0, 2, UInt8(i))), m), capture: 0)
+        }
+        let report = Flood.report(&tracker, AnalysisOptions())
+        let d = report.devices.first { $0.id == "0a1b2c3d4e5f" }
+        #expect(d?.addresses.count == TrackerLimits.maximumAddressesKept)
+        #expect(d?.sourceFrames.count == TrackerLimits.maximumAddressesKept)
+        #expect(d?.sources.count == TrackerLimits.maximumAddressesKept)
+    }
+
     @Test("NameSet and NameMap answer the same past the switch to hashing, and keep their budget")
     func nameSetAndMap() {
         var set = NameSet()
