@@ -260,8 +260,8 @@ let analyzeUsage = """
       --max-sessions N     Match responses against at most N clients' sessions at once (default
                            256; the client that queried least recently makes room).
       --max-pairs N        Track at most N client × device pairs (default 200000).
-      --max-rows N         Keep at most N latency rows (session × device) and N response rows
-                           (client × device) (default 20000).
+      --max-rows N         Keep at most N rows in each of the latency (session × device),
+                           response (client × device) and per-query tables (default 20000).
       --max-fragments N    Reassemble at most N fragmented datagrams at once (default 64).
       --plist FILE         Also check an iOS app's Info.plist (see castscope check-plist) and
                            cross-check it: app IDs the capture shows being searched for or
