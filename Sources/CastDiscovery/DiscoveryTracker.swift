@@ -255,9 +255,6 @@ public struct DiscoveryTracker {
         mutating func sawAddress(_ id: NameID, time: Timestamp, frame: FrameRef, budget: inout Int) -> Bool {
             addressSeen.modify(id, budget: &budget, default: { (time, frame) }) { _ in }
         }
-
-        /// The session is over (its maps are already sparse).
-        mutating func compact() {}
     }
 
     struct QueryState {
@@ -1073,9 +1070,8 @@ public struct DiscoveryTracker {
             let newSession = c.lastQuery.map { now.nanoseconds(since: $0) >= sessionGap } ?? true
             c.lastQuery = now
             if newSession {
-                if var old = c.current, c.finished.count < TrackerLimits.maximumSessionsKept {
+                if let old = c.current, c.finished.count < TrackerLimits.maximumSessionsKept {
                     if sessionRoom {
-                        old.compact()
                         c.finished.append(old)
                         sessionKept = true
                     } else {

@@ -60,8 +60,7 @@ extension DiscoveryTracker {
                 close(q, client: index)
             }
             Self.edit(&clients[index]) { c in
-                if var s = c.current, c.finished.count < TrackerLimits.maximumSessionsKept {
-                    s.compact()
+                if let s = c.current, c.finished.count < TrackerLimits.maximumSessionsKept {
                     c.finished.append(s)
                 }
                 c.current = nil
