@@ -98,14 +98,7 @@ public struct JSONWriter {
         }
         if let small = Int64(exactly: value) {
             // Digits written directly (most numbers in a report are counts and frame numbers).
-            if small < 0 { bytes.append(0x2D) }
-            var magnitude = small.magnitude
-            let start = bytes.count
-            repeat {
-                bytes.append(UInt8(0x30 + magnitude % 10))
-                magnitude /= 10
-            } while magnitude > 0
-            bytes[start...].reverse()
+            TimeFormat.appendDecimal(small, to: &bytes)
         } else {
             bytes += String(value).utf8
         }

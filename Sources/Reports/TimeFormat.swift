@@ -70,26 +70,32 @@ public enum TimeFormat {
 
         mutating func append(_ byte: UInt8) { bytes.append(byte) }
 
-        /// `v` in decimal, zero-padded to `width` digits (a minus sign first when negative, as
-        /// ``TimeFormat/pad(_:_:)`` writes it: the sign counts towards the width).
-        mutating func append(_ v: Int64, width: Int) {
-            var magnitude = v.magnitude
-            var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-            var count = 0
-            withUnsafeMutableBytes(of: &digits) { buffer in
-                repeat {
-                    buffer[count] = UInt8(0x30 + magnitude % 10)
-                    magnitude /= 10
-                    count += 1
-                } while magnitude > 0
-                let length = count + (v < 0 ? 1 : 0)
-                for _ in length..<Swift.max(width, length) { bytes.append(0x30) }
-                if v < 0 { bytes.append(0x2D) }
-                for i in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[i]) }
-            }
-        }
+        /// `v` in decimal, zero-padded to `width` digits (``TimeFormat/appendDecimal(_:width:to:)``).
+        mutating func append(_ v: Int64, width: Int) { TimeFormat.appendDecimal(v, width: width, to: &bytes) }
 
         var string: String { String(decoding: bytes, as: UTF8.self) }
+    }
+
+    /// Appends `v` in decimal to UTF-8 `bytes`, zero-padded to `width` digits (a minus sign
+    /// first when negative, as ``pad(_:_:)`` writes it: zeros, then the sign, which counts
+    /// towards the width). The one digit writer of the reports (timestamps, JSON numbers).
+    static func appendDecimal(_ v: Int64, width: Int = 1, to bytes: inout [UInt8]) {
+        var magnitude = v.magnitude
+        var count = 0
+        var rest = magnitude
+        repeat {
+            count += 1
+            rest /= 10
+        } while rest > 0
+        let length = count + (v < 0 ? 1 : 0)
+        for _ in length..<Swift.max(width, length) { bytes.append(0x30) }
+        if v < 0 { bytes.append(0x2D) }
+        let start = bytes.count
+        repeat {
+            bytes.append(UInt8(0x30 + magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        bytes[start...].reverse()
     }
 
     /// Seconds since the epoch with 9 decimals: `1764459601.123456789`.

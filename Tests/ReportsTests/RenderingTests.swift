@@ -24,6 +24,19 @@ struct JSONWriterTests {
         #expect(w.output == #"{"a":1,"b":["x",{"c":true},null],"d":{},"e":0.500000000}"#)
     }
 
+    @Test("integers: every width and sign, and beyond Int64, as Swift prints them")
+    func integers() {
+        let values: [Int64] = [0, 7, -7, 10, -10, 1_234_567, -1_000_000_000, .max, .min]
+        for v in values {
+            var w = JSONWriter()
+            w.int(v)
+            #expect(w.output == String(v))
+        }
+        var w = JSONWriter()
+        w.int(UInt64.max)
+        #expect(w.output == String(UInt64.max))
+    }
+
     @Test("strings are escaped so no control character survives")
     func escaping() {
         var out = ""
@@ -65,7 +78,7 @@ struct TimeFormatTests {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             // Most within a few centuries of 1970; every eighth anywhere up to ±10^12 s.
             let range: Int64 = i % 8 == 0 ? 1_000_000_000_000 : 20_000_000_000
-            let seconds = Int64(bitPattern: state >> 1) % range
+            let seconds = Int64(bitPattern: state) % range  // either sign
             let t = Timestamp(seconds: seconds, nanoseconds: Int64(state % 1_000_000_000))
             if TimeFormat.rfc3339(t) != Self.interpolated(t), mismatches.count < 3 { mismatches.append(t) }
         }
