@@ -29,8 +29,6 @@ enum AnalyzeCommand {
         var plist: String?
         /// `--fail-on`: exit 1 when a finding of this severity or worse exists.
         var failOn: Severity?
-        /// `--max-fragments`: IP reassembly limits.
-        var reassembly = ReassemblyLimits()
     }
 
     static func parse(_ arguments: [String]) -> Result<Options, UsageError> {
@@ -68,7 +66,7 @@ enum AnalyzeCommand {
                     case "--max-sessions":
                         o.analysis.capacity.sessions = try count(name, try args.value(name, inline))
                     case "--max-fragments":
-                        o.reassembly.maximumDatagrams = try count(name, try args.value(name, inline))
+                        o.analysis.capacity.fragments = try count(name, try args.value(name, inline))
                     case "--plist": o.plist = try args.value(name, inline)
                     case "--fail-on": o.failOn = try FailOn.parse(try args.value(name, inline)).get()
                     default: throw UsageError(message: "unknown option '\(name)'")
@@ -127,8 +125,7 @@ enum AnalyzeCommand {
             }
         }
         let (analysis, status) = analyze(
-            o.files, options: o.analysis, merge: o.merge, prefilter: o.prefilter, quiet: o.quiet,
-            reassembly: o.reassembly)
+            o.files, options: o.analysis, merge: o.merge, prefilter: o.prefilter, quiet: o.quiet)
         guard var report = analysis else { return (nil, status) }
         if let plist { report.findings = InfoPlist.merged(report.findings, plist.crossCheck(report)) }
         return (report, status)
@@ -137,10 +134,11 @@ enum AnalyzeCommand {
     /// Reads, tracks and diagnoses the captures: the pipeline shared by `analyze` and `report`.
     /// - Returns: the report (`nil` when no file could be opened) and the exit status so far.
     static func analyze(
-        _ files: [String], options: AnalysisOptions, merge: Bool, prefilter: Bool, quiet: Bool = false,
-        reassembly: ReassemblyLimits = ReassemblyLimits()
+        _ files: [String], options: AnalysisOptions, merge: Bool, prefilter: Bool, quiet: Bool = false
     ) -> (AnalysisReport?, ExitStatus) {
         var status = ExitStatus.success
+        var reassembly = ReassemblyLimits()
+        reassembly.maximumDatagrams = options.capacity.fragments
         var runs: [CaptureRun] = []
         for path in files {
             switch CaptureRun.open(path, prefilter: prefilter, reassembly: reassembly) {
