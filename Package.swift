@@ -7,6 +7,7 @@ let package = Package(
         .executable(name: "castscope", targets: ["castscope"]),
         .library(name: "WireFormat", targets: ["WireFormat"]),
         .library(name: "PcapCapture", targets: ["PcapCapture"]),
+        .library(name: "Pipeline", targets: ["Pipeline"]),
     ],
     targets: [
         // libpcap from Debian's libpcap-dev; headers are in /usr/include, so no pkg-config.
@@ -17,10 +18,13 @@ let package = Package(
         .target(name: "PcapCapture", dependencies: ["CLibpcap", "WireFormat"]),
         // The Cast domain: TXT meaning, device/client tracking, latency. Pure, no I/O.
         .target(name: "CastDiscovery", dependencies: ["WireFormat"]),
+        // Running it: capture sources, the analysis run, live capture, extraction. Prints nothing.
+        .target(name: "Pipeline", dependencies: ["PcapCapture", "WireFormat", "CastDiscovery"]),
         // Renderers.
         .target(name: "Reports", dependencies: ["WireFormat", "CastDiscovery"]),
+        // The command line: parse, run the Pipeline, render with Reports, exit status.
         .executableTarget(
-            name: "castscope", dependencies: ["WireFormat", "PcapCapture", "CastDiscovery", "Reports"]),
+            name: "castscope", dependencies: ["WireFormat", "PcapCapture", "CastDiscovery", "Pipeline", "Reports"]),
         .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
         .testTarget(name: "PcapCaptureTests", dependencies: ["PcapCapture", "WireFormat"]),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "WireFormat", "PcapCapture"]),

@@ -1,4 +1,5 @@
 import CastDiscovery
+import Pipeline
 import Reports
 
 #if canImport(Glibc)
@@ -18,9 +19,6 @@ enum CheckPlistCommand {
         var appIDs: [String] = []
         var file: String?
     }
-
-    /// The largest file read (an Info.plist is a few KB).
-    static let maximumBytes = 16 << 20
 
     static func parse(_ arguments: [String]) -> Result<Options, UsageError> {
         var o = Options()
@@ -67,7 +65,7 @@ enum CheckPlistCommand {
         }
         let path = o.file!
         let plist: InfoPlist
-        switch load(path) {
+        switch InfoPlistFile.load(path, notices: printNotice) {
         case .success(let p): plist = p
         case .failure(let e): return e.status
         }
@@ -78,54 +76,6 @@ enum CheckPlistCommand {
         case .json: Output.standardOutput.write(json(findings, file: path, plist: plist, appIDs: o.appIDs))
         }
         return findings.contains { $0.severity == .error } ? .failure : .success
-    }
-
-    /// Reads and parses an Info.plist (`-` is standard input); prints the error and returns
-    /// 66 when it cannot be read, 65 when it is too large to be one. Shared with `analyze --plist`.
-    static func load(_ path: String) -> Result<InfoPlist, ExitStatusError> {
-        let shown = path == "-" ? "standard input" : path
-        let f: UnsafeMutablePointer<FILE>
-        if path == "-" {
-            guard let input = fdopen(0, "rb") else {
-                printError("open standard input: \(String(cString: strerror(errno)))")
-                return .failure(ExitStatusError(status: .noInput))
-            }
-            f = input
-        } else {
-            var info = stat()
-            if stat(path, &info) != 0 {
-                printError("open \(shown): \(String(cString: strerror(errno)))")
-                return .failure(ExitStatusError(status: .noInput))
-            }
-            if (info.st_mode & S_IFMT) == S_IFDIR {
-                printError("open \(shown): is a directory")
-                return .failure(ExitStatusError(status: .noInput))
-            }
-            guard let opened = fopen(path, "rb") else {
-                printError("open \(shown): \(String(cString: strerror(errno)))")
-                return .failure(ExitStatusError(status: .noInput))
-            }
-            f = opened
-        }
-        defer { fclose(f) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
-            if n > 0 { bytes += chunk[0..<n] }
-            if bytes.count > maximumBytes {
-                printError("\(shown): larger than \(maximumBytes >> 20) MiB, not an Info.plist")
-                return .failure(ExitStatusError(status: .dataError))
-            }
-            if n < chunk.count {
-                if ferror(f) != 0 {
-                    printError("read \(shown): \(String(cString: strerror(errno)))")
-                    return .failure(ExitStatusError(status: .noInput))
-                }
-                break
-            }
-        }
-        return .success(InfoPlist(data: bytes))
     }
 
     /// The verdict line, then the findings by severity.

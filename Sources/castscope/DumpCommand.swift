@@ -1,4 +1,5 @@
 import PcapCapture
+import Pipeline
 import Reports
 import WireFormat
 
@@ -12,6 +13,8 @@ enum DumpCommand {
         var format = Format.text
         var prefilter = true
         var files: [String] = []
+        /// `-c N`: read at most N frames of each file.
+        var frameLimit: Int?
     }
 
     static func parse(_ arguments: [String]) -> Result<Options, UsageError> {
@@ -53,7 +56,8 @@ enum DumpCommand {
     static func dump(_ path: String, options: Options) -> ExitStatus {
         let out = Output.standardOutput
         var run: CaptureRun
-        switch CaptureRun.open(path, prefilter: options.prefilter) {
+        switch CaptureRun.open(path, prefilter: options.prefilter, frameLimit: options.frameLimit, notices: printNotice)
+        {
         case .success(let r): run = r
         case .failure(let e): return e.status
         }
@@ -63,7 +67,7 @@ enum DumpCommand {
                 "file \(TerminalText.sanitize(run.shownName)): \(file.linkTypeName) (\(file.linkTypeDescription)), "
                     + "\(file.format.rawValue)\n")
         }
-        let (records, end, notes) = run.run { packet in
+        let (records, end, notes) = run.forEachPacket { packet in
             let start = file.firstTimestamp ?? packet.timestamp
             switch options.format {
             case .text:

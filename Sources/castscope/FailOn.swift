@@ -1,4 +1,5 @@
 import CastDiscovery
+import Pipeline
 
 /// `--fail-on warning|error`, shared by `analyze` and `report`: exit 1 when a finding of that
 /// severity or worse exists. Without the option, findings never change the exit status.

@@ -1,5 +1,6 @@
 import CastDiscovery
 import PcapCapture
+import Pipeline
 import Reports
 import WireFormat
 
@@ -8,14 +9,6 @@ import WireFormat
 #elseif canImport(Darwin)
     import Darwin
 #endif
-
-/// Set by SIGINT/SIGTERM; read by the capture loop. Allocated before the handlers are
-/// installed, so the handler only stores through an existing pointer (async-signal-safe).
-nonisolated(unsafe) let liveStopSignal: UnsafeMutablePointer<Int32> = {
-    let p = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
-    p.pointee = 0
-    return p
-}()
 
 /// `castscope live`: capture on interfaces, print discovery events as they happen, then the
 /// full analysis.
@@ -37,13 +30,6 @@ enum LiveCommand {
         var analysis = AnalysisOptions()
         var failOn: Severity?
     }
-
-    /// The kernel filter: discovery ports, unicast SSDP answers from any port (their UDP
-    /// payload starts with "HTTP"), and IP fragments (which carry no UDP header).
-    static let kernelFilter =
-        "udp port 5353 or udp port 1900 or (ip and udp and udp[8:4] = 0x48545450) "
-        + "or (ip6 and ip6[6] = 17 and ip6[48:4] = 0x48545450) or (ip and ip[6:2] & 0x1fff != 0) "
-        + "or (ip6 and ip6[6] = 44)"
 
     static func parse(_ arguments: [String]) -> Result<Options, UsageError> {
         var o = Options()
@@ -137,81 +123,31 @@ enum LiveCommand {
         case .failure(let exit): return exit.status
         }
         if o.listInterfaces { return listInterfaces() }
-
-        // Open every interface first: errors before anything is printed.
-        var captures: [LiveCapture] = []
-        for name in o.interfaces {
-            do throws(PcapError) {
-                let c = try LiveCapture(interface: name, options: o.live)
-                guard c.linkType.isSupported else {
-                    printError(
-                        "\(name): link type \(c.linkTypeName) carries nothing castscope can decode (Ethernet, "
-                            + "Linux cooked, raw IP, loopback, PKTAP and 802.11 are supported)")
-                    return .dataError
-                }
-                let expression = o.filter.map { "(\(kernelFilter)) and (\($0))" } ?? kernelFilter
-                do throws(PcapError) {
-                    try c.setFilter(expression)
-                } catch {
-                    printError("bad --filter: \(error.message)")
-                    return .usage
-                }
-                captures.append(c)
-            } catch {
-                return openFailure(error, interface: name)
-            }
+        var session = LiveSession.Options()
+        session.interfaces = o.interfaces
+        session.durationSeconds = o.durationSeconds
+        session.count = o.count
+        session.write = o.write
+        session.filter = o.filter
+        session.live = o.live
+        session.user = o.user
+        session.analysis = o.analysis
+        switch LiveSession.open(session, notices: printNotice) {
+        case .success(let live): return capture(live, options: o)
+        case .failure(let e): return e.status
         }
-        let linkTypes = Set(captures.map(\.linkType))
-        var writer: CaptureWriter?
-        if let path = o.write {
-            guard linkTypes.count == 1 else {
-                printError(
-                    "--write needs interfaces of one link type (these have "
-                        + captures.map { "\($0.interface): \($0.linkTypeName)" }.joined(separator: ", ")
-                        + "); capture on -i any instead")
-                return .usage
-            }
-            do throws(PcapError) {
-                writer = try CaptureWriter(path: path, linkType: captures[0].linkType)
-            } catch {
-                printError(error.description)
-                return .cannotCreate
-            }
-        }
-        // Like tcpdump -Z: everything privileged is open; give up root now.
-        if getuid() == 0, o.user != "root" {
-            do throws(PcapError) {
-                _ = try PrivilegeDrop.drop(to: o.user)
-            } catch {
-                printError("cannot drop privileges to '\(o.user)': \(error.description)")
-                return .noPermission
-            }
-        }
-        return capture(captures, writer: writer, options: o)
     }
 
-    static func capture(_ captures: [LiveCapture], writer: CaptureWriter?, options o: Options) -> ExitStatus {
+    /// Runs the session, printing its events as they happen, then the stop line and the
+    /// analysis.
+    static func capture(_ session: LiveSession, options o: Options) -> ExitStatus {
         let out = Output.standardOutput
-        var analysis = o.analysis
-        analysis.collectEvents = true
-        var tracker = DiscoveryTracker(options: analysis)
-        var decoders = captures.map { DiscoveryDecoder(linkType: $0.linkType) }
-        let name = "live: " + captures.map(\.interface).joined(separator: ", ")
-        var frames = 0
-        var first: Timestamp?
-        var last: Timestamp?
-
-        liveStopSignal.pointee = 0
-        signal(SIGINT) { _ in liveStopSignal.pointee = 1 }
-        signal(SIGTERM) { _ in liveStopSignal.pointee = 2 }
-        signal(SIGPIPE, SIG_IGN)
-
-        let started = now()
+        let captures = session.captures
         if o.format == .jsonl {
             var w = JSONWriter()
             w.beginObject()
             w.string("started", "event")
-            w.string(TimeFormat.rfc3339Micro(started), "time")
+            w.string(TimeFormat.rfc3339Micro(LiveSession.now()), "time")
             w.beginArray("interfaces")
             for c in captures {
                 w.beginObject()
@@ -220,7 +156,7 @@ enum LiveCommand {
                 w.endObject()
             }
             w.endArray()
-            w.string(kernelFilter + (o.filter.map { " and (\($0))" } ?? ""), "filter")
+            w.string(session.filterDescription, "filter")
             w.endObject()
             out.write(w.output + "\n")
         } else {
@@ -230,154 +166,46 @@ enum LiveCommand {
         }
         out.flush()
 
-        func emit() {
-            for e in tracker.drainEvents() {
+        let outcome = session.run { events in
+            for e in events {
                 out.write((o.format == .jsonl ? LiveEvents.json(e) : LiveEvents.text(e)) + "\n")
             }
             out.flush()
         }
-
-        var reason = "signal"
-        var fds = captures.map { pollfd(fd: $0.selectableDescriptor, events: Int16(POLLIN), revents: 0) }
-        loop: while true {
-            if liveStopSignal.pointee != 0 {
-                reason = "signal"
-                break
-            }
-            if let d = o.durationSeconds, now().seconds(since: started) >= d {
-                reason = "duration"
-                break
-            }
-            if let n = o.count, frames >= n {
-                reason = "count"
-                break
-            }
-            _ = poll(&fds, nfds_t(fds.count), 100)
-            for (index, c) in captures.enumerated() {
-                let limit = o.count.map { Int32(Swift.max($0 - frames, 0)) } ?? 1000
-                if limit == 0 { break }
-                let handled = c.dispatch(limit: limit) { header, bytes in
-                    frames += 1
-                    if first == nil { first = header.timestamp }
-                    last = header.timestamp
-                    writer?.write(bytes, timestamp: header.timestamp, originalLength: header.originalLength)
-                    if let packet = decoders[index].decode(
-                        frame: frames, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength)
-                    {
-                        tracker.ingest(packet, capture: 0)
-                    }
-                    tracker.advance(to: header.timestamp)
-                }
-                if handled == nil {
-                    printError("capture on \(c.interface) failed: \(c.lastError ?? "unknown error")")
-                    reason = "error"
-                    break loop
-                }
-            }
-            writer?.flush()
-            tracker.advance(to: now())
-            emit()
-        }
-        writer?.flush()
-
-        // The drop counters, then the same analysis as `castscope analyze`.
-        var dropped: UInt64 = 0
-        var interfaceDropped: UInt64 = 0
-        for c in captures {
-            if let s = c.statistics() {
-                dropped += UInt64(s.dropped)
-                interfaceDropped += UInt64(s.interfaceDropped)
-            }
-        }
-        let timeline = tracker.finish()
-        emit()
-        var stats = DecodeStatistics()
-        for d in decoders { stats += d.statistics }
-        let info = CaptureInfo(
-            file: name, linkType: captures[0].linkTypeName, packets: frames, statistics: stats, start: first, end: last)
-        var report = AnalysisReport(captures: [info], timelines: [timeline], options: analysis, merged: false)
-        var findings = Diagnosis.diagnose(report)
-        if dropped + interfaceDropped > 0 {
-            findings.append(
-                Finding(
-                    code: "PACKETS_DROPPED", severity: .warning,
-                    title: "\(dropped + interfaceDropped) packets were dropped during the capture",
-                    detail: "The kernel dropped \(dropped) and the interface \(interfaceDropped) packets "
-                        + "(pcap_stats) because they were not read fast enough: some discovery traffic may be "
-                        + "missing from this analysis.",
-                    advice: "Capture with a larger --buffer-size, narrow --filter, or capture to a file with "
-                        + "tcpdump and analyse it afterwards."))
-            findings = Diagnosis.sorted(findings)
-        }
-        report.findings = findings
-
+        if let error = outcome.error { printError(error) }
+        let report = outcome.report
         if o.format == .jsonl {
             var w = JSONWriter()
             w.beginObject()
             w.string("stopped", "event")
-            w.string(TimeFormat.rfc3339Micro(now()), "time")
-            w.string(reason, "reason")
-            w.int(frames, "packets")
-            w.int(stats.discoveryPackets, "discoveryPackets")
-            w.int(dropped, "dropped")
-            w.int(interfaceDropped, "interfaceDropped")
+            w.string(TimeFormat.rfc3339Micro(LiveSession.now()), "time")
+            w.string(outcome.reason.rawValue, "reason")
+            w.int(outcome.frames, "packets")
+            w.int(outcome.discoveryPackets, "discoveryPackets")
+            w.int(outcome.dropped, "dropped")
+            w.int(outcome.interfaceDropped, "interfaceDropped")
             w.string(o.write, "written")
             w.endObject()
             out.write(w.output + "\n")
             out.write("{\"event\":\"analysis\",\"analysis\":" + AnalysisJSON.compact(report) + "}\n")
         } else {
             out.write(
-                "\nstopped (\(reason)): \(frames) packets captured, \(stats.discoveryPackets) discovery, "
-                    + "\(dropped) dropped by the kernel, \(interfaceDropped) by the interface"
-                    + (o.write.map { "; written to \($0)" } ?? "") + "\n\n")
+                "\nstopped (\(outcome.reason.rawValue)): \(outcome.frames) packets captured, "
+                    + "\(outcome.discoveryPackets) discovery, \(outcome.dropped) dropped by the kernel, "
+                    + "\(outcome.interfaceDropped) by the interface" + (o.write.map { "; written to \($0)" } ?? "")
+                    + "\n\n")
             out.write(AnalysisText.render(report))
         }
         out.flush()
-        if reason == "error" { return .ioError }
+        if outcome.reason == .error { return .ioError }
         return FailOn.status(.success, findings: report.findings, threshold: o.failOn)
-    }
-
-    /// Wall-clock time as a capture timestamp.
-    static func now() -> Timestamp {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Timestamp(seconds: Int64(ts.tv_sec), nanoseconds: Int64(ts.tv_nsec))
-    }
-
-    static func openFailure(_ error: PcapError, interface: String) -> ExitStatus {
-        switch error.kind {
-        case .permissionDenied:
-            printError(
-                "\(error.description)\nhint: live capture needs root, or CAP_NET_RAW and CAP_NET_ADMIN "
-                    + "(sudo setcap cap_net_raw,cap_net_admin=eip $(command -v castscope))")
-            return .noPermission
-        case .noSuchInterface:
-            let names = (try? CaptureInterface.all().map(\.name)) ?? []
-            printError(
-                "no such interface '\(interface)'"
-                    + (names.isEmpty ? "" : "; interfaces: " + names.joined(separator: ", ")))
-            return .noInput
-        case .interfaceDown:
-            printError("interface '\(interface)' is down (ip link set \(interface) up)")
-            return .unavailable
-        default:
-            if error.message.lowercased().contains("permission") || error.message.contains("Operation not permitted") {
-                printError(
-                    "\(error.description)\nhint: live capture needs root, or CAP_NET_RAW and CAP_NET_ADMIN")
-                return .noPermission
-            }
-            printError(error.description)
-            return .ioError
-        }
     }
 
     static func listInterfaces() -> ExitStatus {
         let all: [CaptureInterface]
-        do throws(PcapError) {
-            all = try CaptureInterface.all()
-        } catch {
-            printError(error.description)
-            return error.message.contains("ermission") ? .noPermission : .ioError
+        switch LiveSession.interfaces(notices: printNotice) {
+        case .success(let list): all = list
+        case .failure(let e): return e.status
         }
         let out = Output.standardOutput
         for i in all {

@@ -1,3 +1,6 @@
+import Pipeline
+import Reports
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -48,25 +51,20 @@ final class Output: @unchecked Sendable {  // used from the main thread only
     static let standardError = Output(descriptor: 2)
 }
 
-/// Exit statuses from sysexits(3).
-enum ExitStatus: Int32 {
-    case success = 0
-    case failure = 1
-    case usage = 64
-    case dataError = 65
-    case noInput = 66
-    case unavailable = 69
-    case software = 70
-    case cannotCreate = 73
-    case ioError = 74
-    case noPermission = 77
-}
-
 /// Prints `castscope: message` on standard error.
 func printError(_ message: String) {
     Output.standardOutput.flush()
     Output.standardError.write("castscope: \(message)\n")
     Output.standardError.flush()
+}
+
+/// Prints a pipeline notice: an error as `castscope: text`, a warning as `castscope: warning:
+/// text` with anything that could drive the terminal made visible.
+func printNotice(_ notice: Notice) {
+    switch notice.kind {
+    case .error: printError(notice.text)
+    case .warning: printError("warning: " + TerminalText.sanitize(notice.text))
+    }
 }
 
 /// Flushes output and exits.

@@ -1,27 +1,10 @@
-import Synchronization
+import Pipeline
 
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-
-/// How far the reading of the captures has got, shared between reader threads and the
-/// thread that draws the progress line.
-final class ReadProgress: Sendable {
-    let bytes: Atomic<Int64>
-    let packets: Atomic<Int>
-    let done: Atomic<Bool>
-    /// The file's size, when known.
-    let total: Int64?
-
-    init(total: Int64?) {
-        self.total = total
-        bytes = Atomic(0)
-        packets = Atomic(0)
-        done = Atomic(false)
-    }
-}
 
 /// The progress line on standard error: bytes read of the total, packets, rate and ETA.
 ///

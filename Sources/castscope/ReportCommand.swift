@@ -1,4 +1,5 @@
 import CastDiscovery
+import Pipeline
 import Reports
 
 /// `castscope report`: a report to share, as one self-contained HTML page or as Markdown.

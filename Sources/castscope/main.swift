@@ -1,3 +1,5 @@
+import Pipeline
+
 // castscope: the command-line front end. Argument parsing, exit codes and wiring only; the
 // work is done in PcapCapture, WireFormat and Reports.
 

@@ -1,24 +1,30 @@
 import PcapCapture
-import Reports
 import WireFormat
 
-/// Opening and decoding one capture file, shared by the commands.
-struct CaptureRun {
-    /// The file's name as shown to the user.
-    let shownName: String
-    let file: CaptureFile
-    var decoder: DiscoveryDecoder
+/// One capture file being read and decoded: the file, its decoder, and how much of it to read.
+///
+/// Every command that reads captures opens them here, so they all check link types, install
+/// the lossless prefilter and word their warnings the same way.
+public struct CaptureRun {
+    /// The file's name as shown to the user (`standard input` for `-`).
+    public let shownName: String
+    public let file: CaptureFile
+    public var decoder: DiscoveryDecoder
+    /// Read at most this many records (`-c N`); `nil` for all.
+    public let frameLimit: Int?
 
-    /// Opens `path`, checks its link type and installs the lossless prefilter.
-    /// - Returns: the run, or the exit status after printing the error.
-    static func open(_ path: String, prefilter: Bool, reassembly: ReassemblyLimits = ReassemblyLimits())
-        -> Result<CaptureRun, ExitStatusError>
-    {
+    /// Opens `path` (`-` is standard input), checks its link type and installs the lossless
+    /// prefilter unless `prefilter` is false.
+    /// - Returns: the run, or the exit status after sending the error to `notices`.
+    public static func open(
+        _ path: String, prefilter: Bool = true, reassembly: ReassemblyLimits = ReassemblyLimits(),
+        frameLimit: Int? = nil, notices: NoticeSink
+    ) -> Result<CaptureRun, ExitStatusError> {
         let file: CaptureFile
         do throws(PcapError) {
             file = try CaptureFile(path: path)
         } catch {
-            printError(error.description)
+            notices(.error(error.description))
             switch error.kind {
             case .noSuchFile, .unreadable: return .failure(ExitStatusError(status: .noInput))
             default: return .failure(ExitStatusError(status: .dataError))
@@ -26,49 +32,49 @@ struct CaptureRun {
         }
         let shownName = path == "-" ? "standard input" : path
         guard file.linkType.isSupported else {
-            printError(
-                "\(shownName): unsupported link type \(file.linkTypeName) (\(file.linkTypeDescription), "
-                    + "DLT \(file.linkType.rawValue)); castscope decodes Ethernet, Linux cooked (SLL, SLL2), raw IP, "
-                    + "BSD loopback, Apple PKTAP and 802.11/radiotap")
+            notices(
+                .error(
+                    "\(shownName): unsupported link type \(file.linkTypeName) (\(file.linkTypeDescription), "
+                        + "DLT \(file.linkType.rawValue)); castscope decodes Ethernet, Linux cooked (SLL, SLL2), "
+                        + "raw IP, BSD loopback, Apple PKTAP and 802.11/radiotap"))
             return .failure(ExitStatusError(status: .dataError))
         }
         if prefilter, let expression = DiscoveryFilter.expression(for: file.linkType) {
             do throws(PcapError) {
                 try file.setFilter(expression)
             } catch {
-                printError("warning: \(shownName): prefilter not applied: \(error.message)")
+                notices(.warning("\(shownName): prefilter not applied: \(error.message)"))
             }
         }
         return .success(
             CaptureRun(
                 shownName: shownName, file: file,
-                decoder: DiscoveryDecoder(linkType: file.linkType, reassemblyLimits: reassembly)))
+                decoder: DiscoveryDecoder(linkType: file.linkType, reassemblyLimits: reassembly),
+                frameLimit: frameLimit))
     }
 
-    /// Decodes every record, calling `body` for each discovery packet.
+    /// Whether the `-c N` limit has been reached.
+    var limitReached: Bool { frameLimit.map { file.recordsRead >= $0 } ?? false }
+
+    /// Decodes every record, calling `body` for each discovery packet (materialised, for
+    /// `dump`).
     /// - Returns: records read, how reading ended, and the warnings to show.
-    mutating func run(_ body: (DiscoveryPacket) -> Void) -> (records: Int, end: ReadEnd, notes: [String]) {
-        var decoder = self.decoder
-        let (records, end) = file.forEachRecord { frame, header, bytes in
-            if let packet = decoder.decode(
-                frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength)
-            {
-                body(packet)
-            }
-        }
-        self.decoder = decoder
-        return (records, end, Self.notes(records: records, end: end, statistics: decoder.statistics))
+    public mutating func forEachPacket(_ body: (DiscoveryPacket) -> Void) -> (
+        records: Int, end: ReadEnd, notes: [String]
+    ) {
+        while let packet = nextPacket() { body(packet) }
+        let end = file.end ?? .endOfFile
+        return (file.recordsRead, end, Self.notes(records: file.recordsRead, end: end, statistics: decoder.statistics))
     }
 
-    /// The next discovery packet, or `nil` at the end of the file (pull style, for `--merge`).
+    /// The next discovery packet, or `nil` at the end of the file (pull style, for merging).
     /// Every 4096 records the shared `progress` is updated.
-    mutating func nextPacket(progress: ReadProgress? = nil) -> DiscoveryPacket? {
+    public mutating func nextPacket(progress: ReadProgress? = nil) -> DiscoveryPacket? {
         var decoder = self.decoder
         defer { self.decoder = decoder }
-        while true {
+        while !limitReached {
             if let progress, file.recordsRead & 4095 == 0 {
-                progress.packets.store(file.recordsRead, ordering: .relaxed)
-                if let b = file.bytesRead { progress.bytes.store(b, ordering: .relaxed) }
+                progress.record(packets: file.recordsRead, bytes: file.bytesRead)
             }
             let next = file.nextRecord { frame, header, bytes in
                 decoder.decode(
@@ -80,20 +86,20 @@ struct CaptureRun {
             case .end: return nil
             }
         }
+        return nil
     }
 
     /// Decodes every remaining record in place, calling `body` for each discovery packet with
     /// its mDNS message read over the borrowed bytes (the analysis hot path: nothing is
     /// materialised). Every 4096 records the shared `progress` is updated.
-    mutating func forEachPacketInPlace(
+    public mutating func forEachPacketInPlace(
         progress: ReadProgress? = nil, _ body: (DiscoveryPacket, DNSMessageView?) -> Void
     ) {
         var decoder = self.decoder
         defer { self.decoder = decoder }
-        while true {
+        while !limitReached {
             if let progress, file.recordsRead & 4095 == 0 {
-                progress.packets.store(file.recordsRead, ordering: .relaxed)
-                if let b = file.bytesRead { progress.bytes.store(b, ordering: .relaxed) }
+                progress.record(packets: file.recordsRead, bytes: file.bytesRead)
             }
             let more = file.readRecord { frame, header, bytes in
                 decoder.decodeInPlace(
@@ -105,12 +111,19 @@ struct CaptureRun {
     }
 
     /// The warnings for the file once it has been read.
-    var finalNotes: [String] {
+    public var finalNotes: [String] {
         Self.notes(records: file.recordsRead, end: file.end ?? .endOfFile, statistics: decoder.statistics)
     }
 
+    /// Whether reading stopped on an error (not a cut-off end): the file is damaged or uses
+    /// something the reader cannot read, and scripts should know (exit 65).
+    public var endedInError: Bool {
+        if case .error? = file.end { return true }
+        return false
+    }
+
     /// The warnings a finished file deserves.
-    static func notes(records: Int, end: ReadEnd, statistics stats: DecodeStatistics) -> [String] {
+    public static func notes(records: Int, end: ReadEnd, statistics stats: DecodeStatistics) -> [String] {
         var notes: [String] = []
         switch end {
         case .endOfFile: break
@@ -143,7 +156,22 @@ struct CaptureRun {
     }
 }
 
-/// An exit status carried as an error.
-struct ExitStatusError: Error {
-    var status: ExitStatus
+/// Interleaves several sources by timestamp, one pending element per source: the way `analyze
+/// --merge` makes one timeline of several files and `extract` writes one pcap of them. Ties go
+/// to the source listed first, so the result does not depend on how the sources are read.
+public func mergeByTime<Element>(
+    sources count: Int, next: (Int) -> Element?, timestamp: (Element) -> Timestamp, _ body: (Int, Element) -> Void
+) {
+    var heads = (0..<count).map { next($0) }
+    while true {
+        var best: Int?
+        for i in heads.indices {
+            guard let h = heads[i] else { continue }
+            if let b = best, timestamp(heads[b]!) <= timestamp(h) { continue }
+            best = i
+        }
+        guard let i = best else { return }
+        body(i, heads[i]!)
+        heads[i] = next(i)
+    }
 }

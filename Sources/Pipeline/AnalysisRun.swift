@@ -1,0 +1,159 @@
+import CastDiscovery
+import Dispatch
+import PcapCapture
+import WireFormat
+
+/// One analysis from start to finish: the captures in, the finished ``AnalysisReport`` with
+/// all its findings out. `analyze`, `report`, the tests and the fuzzers all run it.
+public struct AnalysisRun {
+    /// What to analyse and how.
+    public struct Options {
+        /// Capture files; `-` is standard input.
+        public var files: [String] = []
+        /// Tracker settings and limits.
+        public var analysis = AnalysisOptions()
+        /// One timeline of all files, interleaved by time (`--merge`), instead of one per file.
+        public var merge = false
+        /// Install the lossless BPF prefilter in libpcap (`--no-filter` turns it off).
+        public var prefilter = true
+        /// Read at most this many frames of each file (`-c N`).
+        public var frameLimit: Int?
+        /// An iOS app's Info.plist to cross-check against the capture (`--plist`).
+        public var plist: InfoPlist?
+        /// Read the files one after the other instead of in parallel (the output is the same;
+        /// tests compare both ways).
+        public var serial = false
+
+        public init(files: [String] = [], analysis: AnalysisOptions = AnalysisOptions()) {
+            self.files = files
+            self.analysis = analysis
+        }
+    }
+
+    /// Reads, tracks and diagnoses the captures.
+    /// - Parameters:
+    ///   - notices: receives errors (a file that cannot be opened) and warnings (a cut-off
+    ///     file, encrypted Wi-Fi…), in order.
+    ///   - progress: called about five times a second while files are read, with each file's
+    ///     progress (for a progress line).
+    /// - Returns: the report (`nil` when no file could be opened) and the exit status so far:
+    ///   the first failing file's status (66 cannot open, 65 not a capture or a read error).
+    public static func run(
+        _ o: Options, notices: NoticeSink, progress: (([ReadProgress]) -> Void)? = nil
+    ) -> (report: AnalysisReport?, status: ExitStatus) {
+        var status = ExitStatus.success
+        var reassembly = ReassemblyLimits()
+        reassembly.maximumDatagrams = o.analysis.capacity.fragments
+        var runs: [CaptureRun] = []
+        for path in o.files {
+            switch CaptureRun.open(
+                path, prefilter: o.prefilter, reassembly: reassembly, frameLimit: o.frameLimit, notices: notices)
+            {
+            case .success(let run): runs.append(run)
+            case .failure(let e): if status == .success { status = e.status }
+            }
+        }
+        let shared = runs.map { ReadProgress(total: $0.file.fileSize) }
+        var timelines: [TimelineResult] = []
+        if o.merge, !runs.isEmpty {
+            timelines = [merged(&runs, options: o.analysis, progress: shared, report: progress)]
+        } else if !runs.isEmpty {
+            timelines = parallel(&runs, options: o.analysis, serial: o.serial, progress: shared, report: progress)
+        }
+        var captures: [CaptureInfo] = []
+        for run in runs {
+            if run.endedInError, status == .success { status = .dataError }
+            captures.append(info(run))
+            for n in run.finalNotes { notices(.warning("\(run.shownName): \(n)")) }
+        }
+        if captures.isEmpty { return (nil, status) }
+        var report = AnalysisReport(captures: captures, timelines: timelines, options: o.analysis, merged: o.merge)
+        report.findings = Diagnosis.diagnose(report)
+        if let plist = o.plist { report.findings = InfoPlist.merged(report.findings, plist.crossCheck(report)) }
+        return (report, status)
+    }
+
+    /// The facts of a capture once it has been read.
+    static func info(_ run: CaptureRun) -> CaptureInfo {
+        var truncated = false
+        if case .truncated? = run.file.end { truncated = true }
+        return CaptureInfo(
+            file: run.file.path, linkType: run.file.linkTypeName, packets: run.file.recordsRead,
+            statistics: run.decoder.statistics, truncated: truncated, start: run.file.firstTimestamp,
+            end: run.file.lastTimestamp)
+    }
+
+    /// One timeline: the files' packets interleaved by time.
+    static func merged(
+        _ runs: inout [CaptureRun], options: AnalysisOptions, progress: [ReadProgress],
+        report: (([ReadProgress]) -> Void)?
+    ) -> TimelineResult {
+        var tracker = DiscoveryTracker(options: options)
+        var n = 0
+        mergeByTime(sources: runs.count, next: { runs[$0].nextPacket(progress: progress[$0]) }, timestamp: \.timestamp)
+        {
+            index, packet in
+            tracker.ingest(packet, capture: index)
+            n += 1
+            if n & 1023 == 0 { report?(progress) }
+        }
+        return tracker.finish()
+    }
+
+    /// Each file its own timeline: read in parallel, one task per file, the results kept in
+    /// the files' order (the same output as reading them in turn).
+    static func parallel(
+        _ runs: inout [CaptureRun], options: AnalysisOptions, serial: Bool, progress: [ReadProgress],
+        report: (([ReadProgress]) -> Void)?
+    ) -> [TimelineResult] {
+        let results = ResultSlots<(CaptureRun, TimelineResult)>(count: runs.count)
+        let group = DispatchGroup()
+        let queue = serial ? DispatchQueue(label: "castscope.serial") : DispatchQueue.global()
+        for (index, run) in runs.enumerated() {
+            let task = UncheckedBox((run, progress[index]))
+            queue.async(group: group) {
+                var (run, shared) = task.value
+                var tracker = DiscoveryTracker(options: options)
+                run.forEachPacketInPlace(progress: shared) { packet, message in
+                    tracker.ingest(packet, message: message, capture: index)
+                }
+                results.store(index, (run, tracker.finish()))
+            }
+        }
+        while group.wait(timeout: .now() + .milliseconds(200)) == .timedOut { report?(progress) }
+        var timelines: [TimelineResult] = []
+        for index in runs.indices {
+            let (run, timeline) = results.take(index)
+            runs[index] = run
+            timelines.append(timeline)
+        }
+        return timelines
+    }
+}
+
+/// One slot per file for the parallel readers; each slot is written by one task and read after
+/// all tasks have finished (the DispatchGroup wait orders the accesses).
+final class ResultSlots<Value>: @unchecked Sendable {
+    private let slots: UnsafeMutablePointer<Value?>
+    private let count: Int
+
+    init(count: Int) {
+        self.count = count
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: nil, count: count)
+    }
+
+    deinit {
+        slots.deinitialize(count: count)
+        slots.deallocate()
+    }
+
+    func store(_ index: Int, _ value: Value) { slots[index] = value }
+    func take(_ index: Int) -> Value { slots[index]! }
+}
+
+/// Hands a non-Sendable value to exactly one other task.
+struct UncheckedBox<T>: @unchecked Sendable {
+    var value: T
+    init(_ value: T) { self.value = value }
+}

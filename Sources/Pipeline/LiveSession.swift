@@ -1,0 +1,282 @@
+import CastDiscovery
+import PcapCapture
+import WireFormat
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Set by SIGINT/SIGTERM; read by the capture loop. Allocated before the handlers are
+/// installed, so the handler only stores through an existing pointer (async-signal-safe).
+nonisolated(unsafe) let liveStopSignal: UnsafeMutablePointer<Int32> = {
+    let p = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+    p.pointee = 0
+    return p
+}()
+
+/// A live capture on one or more interfaces (`castscope live`): discovery events as they
+/// happen, then the same analysis as for a file.
+///
+/// ``open(_:notices:)`` does everything that needs privileges (the interfaces, the output
+/// file) and then gives up root, like `tcpdump -Z`; ``run(events:)`` captures until the
+/// duration, the packet count, SIGINT or SIGTERM stops it.
+public final class LiveSession {
+    /// What to capture and for how long.
+    public struct Options {
+        public var interfaces: [String] = []
+        /// Stop after this many seconds.
+        public var durationSeconds: Double?
+        /// Stop after this many packets.
+        public var count: Int?
+        /// Keep the captured packets in this pcap.
+        public var write: String?
+        /// A BPF expression that narrows the discovery filter.
+        public var filter: String?
+        public var live = LiveOptions()
+        /// The user to become once everything privileged is open (`root` keeps root).
+        public var user = "nobody"
+        public var analysis = AnalysisOptions()
+        public init() {}
+    }
+
+    /// Why capturing stopped.
+    public enum StopReason: String, Sendable {
+        case signal, duration, count, error
+    }
+
+    /// A finished live capture.
+    public struct Outcome {
+        public var report: AnalysisReport
+        public var reason: StopReason
+        public var frames: Int
+        public var discoveryPackets: Int
+        /// Packets the kernel and the interface dropped (pcap_stats).
+        public var dropped: UInt64
+        public var interfaceDropped: UInt64
+        /// The capture error, when `reason` is `.error`.
+        public var error: String?
+    }
+
+    /// The kernel filter: discovery ports, unicast SSDP answers from any port (their UDP
+    /// payload starts with "HTTP"), and IP fragments (which carry no UDP header).
+    public static let kernelFilter =
+        "udp port 5353 or udp port 1900 or (ip and udp and udp[8:4] = 0x48545450) "
+        + "or (ip6 and ip6[6] = 17 and ip6[48:4] = 0x48545450) or (ip and ip[6:2] & 0x1fff != 0) "
+        + "or (ip6 and ip6[6] = 44)"
+
+    public let options: Options
+    /// The open interfaces, in the order given.
+    public let captures: [LiveCapture]
+    let writer: CaptureWriter?
+
+    /// The filter in force, as shown to the user.
+    public var filterDescription: String { Self.kernelFilter + (options.filter.map { " and (\($0))" } ?? "") }
+
+    init(options: Options, captures: [LiveCapture], writer: CaptureWriter?) {
+        self.options = options
+        self.captures = captures
+        self.writer = writer
+    }
+
+    /// Opens every interface and the output file, installs the filters, then drops root.
+    /// - Returns: the session, or the exit status after sending the error to `notices`.
+    public static func open(_ o: Options, notices: NoticeSink) -> Result<LiveSession, ExitStatusError> {
+        func fail(_ status: ExitStatus, _ message: String) -> Result<LiveSession, ExitStatusError> {
+            notices(.error(message))
+            return .failure(ExitStatusError(status: status))
+        }
+        var captures: [LiveCapture] = []
+        for name in o.interfaces {
+            do throws(PcapError) {
+                let c = try LiveCapture(interface: name, options: o.live)
+                guard c.linkType.isSupported else {
+                    return fail(
+                        .dataError,
+                        "\(name): link type \(c.linkTypeName) carries nothing castscope can decode (Ethernet, "
+                            + "Linux cooked, raw IP, loopback, PKTAP and 802.11 are supported)")
+                }
+                let expression = o.filter.map { "(\(kernelFilter)) and (\($0))" } ?? kernelFilter
+                do throws(PcapError) {
+                    try c.setFilter(expression)
+                } catch {
+                    return fail(.usage, "bad --filter: \(error.message)")
+                }
+                captures.append(c)
+            } catch {
+                let (status, message) = openFailure(error, interface: name)
+                return fail(status, message)
+            }
+        }
+        var writer: CaptureWriter?
+        if let path = o.write {
+            guard Set(captures.map(\.linkType)).count == 1 else {
+                return fail(
+                    .usage,
+                    "--write needs interfaces of one link type (these have "
+                        + captures.map { "\($0.interface): \($0.linkTypeName)" }.joined(separator: ", ")
+                        + "); capture on -i any instead")
+            }
+            do throws(PcapError) {
+                writer = try CaptureWriter(path: path, linkType: captures[0].linkType)
+            } catch {
+                return fail(.cannotCreate, error.description)
+            }
+        }
+        // Like tcpdump -Z: everything privileged is open; give up root now.
+        if getuid() == 0, o.user != "root" {
+            do throws(PcapError) {
+                _ = try PrivilegeDrop.drop(to: o.user)
+            } catch {
+                return fail(.noPermission, "cannot drop privileges to '\(o.user)': \(error.description)")
+            }
+        }
+        return .success(LiveSession(options: o, captures: captures, writer: writer))
+    }
+
+    /// Captures until a stop condition, handing the tracker's events to `events` as they
+    /// happen (at least every 100 ms), then diagnoses what was captured.
+    public func run(events: ([TrackerEvent]) -> Void) -> Outcome {
+        let o = options
+        var analysis = o.analysis
+        analysis.collectEvents = true
+        var tracker = DiscoveryTracker(options: analysis)
+        var reassembly = ReassemblyLimits()
+        reassembly.maximumDatagrams = analysis.capacity.fragments
+        var decoders = captures.map { DiscoveryDecoder(linkType: $0.linkType, reassemblyLimits: reassembly) }
+        let name = "live: " + captures.map(\.interface).joined(separator: ", ")
+        var frames = 0
+        var first: Timestamp?
+        var last: Timestamp?
+
+        liveStopSignal.pointee = 0
+        signal(SIGINT) { _ in liveStopSignal.pointee = 1 }
+        signal(SIGTERM) { _ in liveStopSignal.pointee = 2 }
+        signal(SIGPIPE, SIG_IGN)
+
+        let started = Self.now()
+        var reason = StopReason.signal
+        var failure: String?
+        var fds = captures.map { pollfd(fd: $0.selectableDescriptor, events: Int16(POLLIN), revents: 0) }
+        loop: while true {
+            if liveStopSignal.pointee != 0 {
+                reason = .signal
+                break
+            }
+            if let d = o.durationSeconds, Self.now().seconds(since: started) >= d {
+                reason = .duration
+                break
+            }
+            if let n = o.count, frames >= n {
+                reason = .count
+                break
+            }
+            _ = poll(&fds, nfds_t(fds.count), 100)
+            for (index, c) in captures.enumerated() {
+                let limit = o.count.map { Int32(Swift.max($0 - frames, 0)) } ?? 1000
+                if limit == 0 { break }
+                let handled = c.dispatch(limit: limit) { header, bytes in
+                    frames += 1
+                    if first == nil { first = header.timestamp }
+                    last = header.timestamp
+                    writer?.write(bytes, timestamp: header.timestamp, originalLength: header.originalLength)
+                    if let packet = decoders[index].decode(
+                        frame: frames, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength)
+                    {
+                        tracker.ingest(packet, capture: 0)
+                    }
+                    tracker.advance(to: header.timestamp)
+                }
+                if handled == nil {
+                    failure = "capture on \(c.interface) failed: \(c.lastError ?? "unknown error")"
+                    reason = .error
+                    break loop
+                }
+            }
+            writer?.flush()
+            tracker.advance(to: Self.now())
+            events(tracker.drainEvents())
+        }
+        writer?.flush()
+
+        var dropped: UInt64 = 0
+        var interfaceDropped: UInt64 = 0
+        for c in captures {
+            if let s = c.statistics() {
+                dropped += UInt64(s.dropped)
+                interfaceDropped += UInt64(s.interfaceDropped)
+            }
+        }
+        let timeline = tracker.finish()
+        events(tracker.drainEvents())
+        var stats = DecodeStatistics()
+        for d in decoders { stats += d.statistics }
+        let info = CaptureInfo(
+            file: name, linkType: captures[0].linkTypeName, packets: frames, statistics: stats, start: first, end: last)
+        var report = AnalysisReport(captures: [info], timelines: [timeline], options: analysis, merged: false)
+        var findings = Diagnosis.diagnose(report)
+        if dropped + interfaceDropped > 0 {
+            findings.append(
+                Finding(
+                    code: "PACKETS_DROPPED", severity: .warning,
+                    title: "\(dropped + interfaceDropped) packets were dropped during the capture",
+                    detail: "The kernel dropped \(dropped) and the interface \(interfaceDropped) packets "
+                        + "(pcap_stats) because they were not read fast enough: some discovery traffic may be "
+                        + "missing from this analysis.",
+                    advice: "Capture with a larger --buffer-size, narrow --filter, or capture to a file with "
+                        + "tcpdump and analyse it afterwards."))
+            findings = Diagnosis.sorted(findings)
+        }
+        report.findings = findings
+        return Outcome(
+            report: report, reason: reason, frames: frames, discoveryPackets: stats.discoveryPackets,
+            dropped: dropped, interfaceDropped: interfaceDropped, error: failure)
+    }
+
+    /// Wall-clock time as a capture timestamp.
+    public static func now() -> Timestamp {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Timestamp(seconds: Int64(ts.tv_sec), nanoseconds: Int64(ts.tv_nsec))
+    }
+
+    /// The status and message for an interface that cannot be opened.
+    static func openFailure(_ error: PcapError, interface: String) -> (ExitStatus, String) {
+        switch error.kind {
+        case .permissionDenied:
+            return (
+                .noPermission,
+                "\(error.description)\nhint: live capture needs root, or CAP_NET_RAW and CAP_NET_ADMIN "
+                    + "(sudo setcap cap_net_raw,cap_net_admin=eip $(command -v castscope))"
+            )
+        case .noSuchInterface:
+            let names = (try? CaptureInterface.all().map(\.name)) ?? []
+            return (
+                .noInput,
+                "no such interface '\(interface)'"
+                    + (names.isEmpty ? "" : "; interfaces: " + names.joined(separator: ", "))
+            )
+        case .interfaceDown:
+            return (.unavailable, "interface '\(interface)' is down (ip link set \(interface) up)")
+        default:
+            if error.message.lowercased().contains("permission") || error.message.contains("Operation not permitted") {
+                return (
+                    .noPermission,
+                    "\(error.description)\nhint: live capture needs root, or CAP_NET_RAW and CAP_NET_ADMIN"
+                )
+            }
+            return (.ioError, error.description)
+        }
+    }
+
+    /// The interfaces libpcap can capture on.
+    public static func interfaces(notices: NoticeSink) -> Result<[CaptureInterface], ExitStatusError> {
+        do throws(PcapError) {
+            return .success(try CaptureInterface.all())
+        } catch {
+            notices(.error(error.description))
+            return .failure(ExitStatusError(status: error.message.contains("ermission") ? .noPermission : .ioError))
+        }
+    }
+}
