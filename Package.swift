@@ -28,6 +28,7 @@ let package = Package(
         .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
         .testTarget(name: "PcapCaptureTests", dependencies: ["PcapCapture", "WireFormat"]),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "WireFormat", "PcapCapture"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "CastDiscovery", "PcapCapture", "WireFormat"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "WireFormat", "CastDiscovery"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,11 +1,9 @@
 // libFuzzer harness for whole capture files through PcapCapture (issue 7): mutated pcap and
-// pcapng headers and records, read by libpcap with the prefilter, decoded and tracked.
+// pcapng headers and records, read by libpcap with the prefilter, decoded, tracked and diagnosed through the Pipeline.
 // Built by scripts/fuzz (swiftc -sanitize=fuzzer,address); not part of the Swift package.
 
-import CastDiscovery
 import Glibc
-import PcapCapture
-import WireFormat
+import Pipeline
 
 let path = "/dev/shm/castscope-fuzz-\(getpid()).pcap"
 
@@ -14,22 +12,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard let f = fopen(path, "wb") else { return 0 }
     fwrite(data, 1, size, f)
     fclose(f)
-    guard let file = try? CaptureFile(path: path), file.linkType.isSupported else { return 0 }
-    if let expression = DiscoveryFilter.expression(for: file.linkType) { try? file.setFilter(expression) }
-    var decoder = DiscoveryDecoder(linkType: file.linkType)
-    var tracker = DiscoveryTracker()
-    var records = 0
-    _ = file.forEachRecord { frame, header, bytes in
-        records += 1
-        decoder.decodeInPlace(
-            frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength
-        ) { p, view in tracker.ingest(p, message: view, capture: 0) }
-    }
-    let info = CaptureInfo(
-        file: "fuzz", linkType: file.linkTypeName, packets: records, statistics: decoder.statistics,
-        start: file.firstTimestamp, end: file.lastTimestamp)
-    var report = AnalysisReport(
-        captures: [info], timelines: [tracker.finish()], options: AnalysisOptions(), merged: false)
-    report.findings = Diagnosis.diagnose(report)
+    // The analysis exactly as `castscope analyze` runs it: prefilter, in-place decoding,
+    // tracker, diagnosis; once file by file and once merged.
+    var options = AnalysisRun.Options(files: [path])
+    options.serial = true
+    _ = AnalysisRun.run(options, notices: { _ in })
+    options.merge = true
+    _ = AnalysisRun.run(options, notices: { _ in })
     return 0
 }

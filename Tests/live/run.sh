@@ -133,6 +133,12 @@ fi
 
 T=$(mktemp -d /tmp/castscope-live.XXXXXX) || abort "mktemp"
 chmod 0755 "$T"
+# The "not root" cases run castscope as nobody. A clone in a directory only root may enter
+# (root's home, /root, is 0700) cannot be executed by nobody, so those cases run a copy from
+# $T, which everyone may enter.
+mkdir "$T/bin" && cp "$BIN" "$T/bin/castscope" && chmod 0755 "$T/bin" "$T/bin/castscope" ||
+  abort "cannot copy $BIN to $T/bin"
+NOBODY_BIN=$T/bin/castscope
 # Watchdog: its own process group, so that teardown ends it and its sleep together.
 setsid sh -c "sleep $LIMIT; kill -TERM $$" </dev/null >/dev/null 2>&1 &
 WATCHDOG=$!
@@ -407,7 +413,7 @@ else
 fi
 
 if command -v setpriv >/dev/null; then
-  run_live setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all "$BIN" live -i eth0 --duration 2
+  run_live setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all "$NOBODY_BIN" live -i eth0 --duration 2
   if [[ $RC == 77 ]] && grep -Eqi 'root|CAP_NET_RAW' "$T/e.err"; then
     ok "not root (setpriv as nobody): exit 77 with a hint about root / CAP_NET_RAW"
   else
@@ -417,7 +423,7 @@ else
   fail "setpriv (util-linux) is not installed"
 fi
 if command -v runuser >/dev/null; then
-  run_live runuser -u nobody -- "$BIN" live -i eth0 --duration 2
+  run_live runuser -u nobody -- "$NOBODY_BIN" live -i eth0 --duration 2
   if [[ $RC == 77 ]] && grep -Eqi 'root|CAP_NET_RAW' "$T/e.err"; then
     ok "not root (runuser -u nobody): exit 77 with a hint about root / CAP_NET_RAW"
   else
