@@ -27,7 +27,8 @@ let package = Package(
             name: "castscope", dependencies: ["WireFormat", "PcapCapture", "CastDiscovery", "Pipeline", "Reports"]),
         .testTarget(name: "WireFormatTests", dependencies: ["WireFormat"]),
         .testTarget(name: "PcapCaptureTests", dependencies: ["PcapCapture", "WireFormat"]),
-        .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "WireFormat", "PcapCapture"]),
+        .testTarget(
+            name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "WireFormat", "PcapCapture", "Pipeline"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "CastDiscovery", "PcapCapture", "WireFormat"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "WireFormat", "CastDiscovery"]),
     ],

@@ -1,5 +1,6 @@
 import Foundation
 import PcapCapture
+import Pipeline
 import Testing
 import WireFormat
 
@@ -16,33 +17,19 @@ enum DiagnosisSupport {
 
     static func path(_ name: String) -> String { repoRoot.appendingPathComponent("captures/\(name)").path }
 
-    /// Reads captures the way `castscope analyze` does (one timeline each) and diagnoses them.
+    /// Reads captures the way `castscope analyze` does (one timeline each, through the
+    /// Pipeline's AnalysisRun) and diagnoses them.
     static func report(paths: [String], options: AnalysisOptions = AnalysisOptions()) throws -> AnalysisReport {
-        var captures: [CaptureInfo] = []
-        var timelines: [TimelineResult] = []
-        for (index, path) in paths.enumerated() {
-            let file = try CaptureFile(path: path)
-            if let e = DiscoveryFilter.expression(for: file.linkType) { try file.setFilter(e) }
-            var decoder = DiscoveryDecoder(linkType: file.linkType)
-            var tracker = DiscoveryTracker(options: options)
-            let (records, end) = file.forEachRecord { frame, header, bytes in
-                if let p = decoder.decode(
-                    frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength)
-                {
-                    tracker.ingest(p, capture: index)
-                }
-            }
-            var truncated = false
-            if case .truncated = end { truncated = true }
-            captures.append(
-                CaptureInfo(
-                    file: path, linkType: file.linkTypeName, packets: records, statistics: decoder.statistics,
-                    truncated: truncated, start: file.firstTimestamp, end: file.lastTimestamp))
-            timelines.append(tracker.finish())
-        }
-        var r = AnalysisReport(captures: captures, timelines: timelines, options: options, merged: false)
-        r.findings = Diagnosis.diagnose(r)
-        return r
+        var failures: [String] = []
+        let (report, _) = AnalysisRun.run(
+            AnalysisRun.Options(files: paths, analysis: options),
+            notices: { if $0.kind == .error { failures.append($0.text) } })
+        guard let report, failures.isEmpty else { throw PipelineFailure(messages: failures) }
+        return report
+    }
+
+    struct PipelineFailure: Error {
+        var messages: [String]
     }
 
     static func report(_ names: String...) throws -> AnalysisReport { try report(paths: names.map(path)) }
