@@ -51,11 +51,6 @@ public final class ExtractSource {
         var ignored = false
     }
 
-    struct SearcherKey: Hashable {
-        var address: IPAddress
-        var port: UInt16
-    }
-
     /// The most bytes held while waiting for fragmented datagrams to complete.
     static let maximumBufferedBytes = 256 << 20
     /// How long a datagram may take to complete: the decoder's reassembly timeout.
@@ -71,7 +66,6 @@ public final class ExtractSource {
     var pending: [Int: Int] = [:]
     var groups: [FragmentReassembler.Key: Group] = [:]
     var nextGroup = 1
-    var searchers: [SearcherKey: Timestamp] = [:]
     var lastSweep: Timestamp?
     var ended = false
 
@@ -177,9 +171,6 @@ public final class ExtractSource {
             if !packet.fragmentFrames.isEmpty, let fragment = Self.udpFragment(decoder.linkType, header, bytes) {
                 groups[fragment.key] = nil
             }
-            if let ssdp = packet.ssdp, ssdp.kind == .mSearch, packet.sourcePort != DiscoveryDecoder.ssdpPort {
-                searchers[SearcherKey(address: packet.source, port: packet.sourcePort)] = now
-            }
             append(Held(frame: frame, header: header, bytes: Array(bytes), keep: true))
             return
         }
@@ -199,24 +190,19 @@ public final class ExtractSource {
         append(Held(frame: frame, header: header, bytes: Array(bytes), keep: false, key: fragment.key, group: g.id))
     }
 
-    /// Whether a datagram's first fragment may be discovery traffic (the decoder's test, with
-    /// every M-SEARCH sender of the last 60 s remembered).
+    /// Whether a datagram's first fragment may be discovery traffic: the decoder's own test,
+    /// with the M-SEARCH senders it remembers.
     func isCandidate(_ f: Fragment, now: Timestamp) -> Bool {
         guard let ports = f.ports else { return false }
-        let known = [DiscoveryDecoder.mdnsPort, DiscoveryDecoder.ssdpPort]
-        if known.contains(ports.source) || known.contains(ports.destination) { return true }
-        guard let t = searchers[SearcherKey(address: f.destination, port: ports.destination)] else { return false }
-        return now.nanoseconds(since: t) <= DiscoveryDecoder.searchAnswerWindowNanoseconds
+        return decoder.isDiscoveryDatagram(
+            sourcePort: ports.source, destination: f.destination, destinationPort: ports.destination, time: now)
     }
 
-    /// Forgets datagrams and M-SEARCH senders that can no longer matter (once per second).
+    /// Forgets datagrams that can no longer complete (once per second).
     func sweep(now: Timestamp) {
         if let last = lastSweep, now.nanoseconds(since: last) < 1_000_000_000, now >= last { return }
         lastSweep = now
         groups = groups.filter { now.nanoseconds(since: $0.value.firstSeen) <= Self.timeout }
-        searchers = searchers.filter {
-            now.nanoseconds(since: $0.value) <= DiscoveryDecoder.searchAnswerWindowNanoseconds
-        }
     }
 
     struct Fragment {

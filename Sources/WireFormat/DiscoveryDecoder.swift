@@ -181,6 +181,18 @@ public struct DiscoveryDecoder {
         return watchedSearch(destination: destination, port: destinationPort, time: time, searchers: searchers) != nil
     }
 
+    /// Whether a UDP datagram with these ports, seen at `time`, is discovery traffic by the
+    /// decoder's own test: a discovery port, or an answer to an M-SEARCH this decoder has seen
+    /// sent from that address and port (within ``searchAnswerWindowNanoseconds``). `extract`
+    /// asks it of first fragments it holds, so it keeps exactly what the decoder would.
+    public func isDiscoveryDatagram(
+        sourcePort: UInt16, destination: IPAddress, destinationPort: UInt16, time: Timestamp
+    ) -> Bool {
+        Self.isDiscovery(
+            sourcePort: sourcePort, destination: destination, destinationPort: destinationPort, time: time,
+            searchers: searchers)
+    }
+
     static func watchedSearch(
         destination: IPAddress, port: UInt16, time: Timestamp, searchers: [SearcherKey: (frame: Int, time: Timestamp)]
     ) -> Int? {
