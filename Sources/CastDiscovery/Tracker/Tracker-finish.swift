@@ -1,54 +1,7 @@
+// The end of a timeline: closes what is open, groups instances into devices by TXT id, and turns
+// sessions, response counters and the query log into rows (bounded by `rows`).
+
 import WireFormat
-
-/// What one timeline (one capture, or several merged) showed, before devices are merged by id
-/// across timelines.
-public struct TimelineResult: Sendable {
-    struct DevicePart {
-        var id: String
-        var instances: [String]
-        var txt: CastTXT?
-        var host: String?
-        var port: Int?
-        var addresses: [IPAddress]
-        var appIDs: Set<String>
-        var browseNames: Set<String>
-        var firstSeen: Timestamp
-        var lastSeen: Timestamp
-        var firstFrame: FrameRef
-        var lastFrame: FrameRef
-        var leftAt: Timestamp?
-        var leftFrame: FrameRef?
-        var ttls: [String: Set<UInt32>]
-        var sources: Set<IPAddress>
-        var addressFrames: [(address: IPAddress, frame: FrameRef)]
-        var sourceFrames: [(address: IPAddress, frame: FrameRef)]
-    }
-
-    struct ClientPart {
-        var client: Client
-        var intervalCount: Int
-    }
-
-    struct ResponsePart {
-        var client: IPAddress
-        var deviceID: String
-        var counter: DiscoveryTracker.ResponseCounter
-    }
-
-    var devices: [DevicePart]
-    var dial: [DIALInfo]
-    var clients: [ClientPart]
-    var latency: [LatencyRow]
-    var responses: [ResponsePart]
-    var queries: [QueryOutcome]
-    var malformed: [(frame: FrameRef, reason: String)]
-    var malformedCount: Int
-    var reflected: [FrameRef]
-    var reflectedCount: Int
-    var reflectedTTLs: Set<UInt8>
-    /// What was dropped to stay within the tracker's capacity.
-    var drops = LimitDrops()
-}
 
 extension DiscoveryTracker {
     /// Ends the timeline: closes open queries and sessions and returns what was found.
@@ -59,12 +12,7 @@ extension DiscoveryTracker {
                 pendingSince[index] = nil
                 close(q, client: index)
             }
-            Self.edit(&clients[index]) { c in
-                if let s = c.current, c.finished.count < TrackerLimits.maximumSessionsKept {
-                    c.finished.append(s)
-                }
-                c.current = nil
-            }
+            clients[index].endSession()
         }
 
         // Devices: instances grouped by TXT id (instance label when there is none).
@@ -276,41 +224,5 @@ extension DiscoveryTracker {
                     + (missingParts.isEmpty ? ["SRV", "TXT", "an address record"] : missingParts)
                     .joined(separator: ", ") + " for it during the session"
                 : nil)
-    }
-}
-
-extension TimelineResult.DevicePart {
-    /// Merges another instance (or another timeline's view) of the same device.
-    mutating func absorb(_ other: TimelineResult.DevicePart) {
-        for i in other.instances where !instances.contains(i) { instances.append(i) }
-        if txt == nil || (other.lastSeen > lastSeen && other.txt != nil) { txt = other.txt ?? txt }
-        if host == nil || other.lastSeen > lastSeen, other.host != nil {
-            host = other.host
-            port = other.port
-        }
-        for a in other.addresses where !addresses.contains(a) { addresses.append(a) }
-        appIDs.formUnion(other.appIDs)
-        browseNames.formUnion(other.browseNames)
-        if other.firstSeen < firstSeen {
-            firstSeen = other.firstSeen
-            firstFrame = other.firstFrame
-        }
-        for (a, f) in other.addressFrames where !addressFrames.contains(where: { $0.address == a }) {
-            addressFrames.append((a, f))
-        }
-        for (a, f) in other.sourceFrames where !sourceFrames.contains(where: { $0.address == a }) {
-            sourceFrames.append((a, f))
-        }
-        if other.lastSeen > lastSeen {
-            lastSeen = other.lastSeen
-            lastFrame = other.lastFrame
-            leftAt = other.leftAt
-            leftFrame = other.leftFrame
-        } else if leftAt == nil, other.leftAt != nil, other.lastSeen == lastSeen {
-            leftAt = other.leftAt
-            leftFrame = other.leftFrame
-        }
-        for (type, values) in other.ttls { ttls[type, default: []].formUnion(values) }
-        sources.formUnion(other.sources)
     }
 }

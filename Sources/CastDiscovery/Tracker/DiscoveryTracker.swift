@@ -1,0 +1,137 @@
+// The tracker's type: its stored state, its lookups, and the entry point that sends each packet
+// to its facet (Tracker-responses, Tracker-queries, Tracker-dial; finish and events likewise).
+
+import WireFormat
+
+/// Follows Cast discovery through a stream of packets: devices, clients, sessions, latency.
+///
+/// Pure and streaming: feed packets in capture order with ``ingest(_:capture:)``, then call
+/// ``finish()``. State grows with the number of devices, hosts and clients (plus bounded
+/// per-client histories), never with the number of packets.
+///
+/// Names are interned once per record (``NameTable``); everything after that is keyed by
+/// ``NameID``: dense arrays indexed by it for what every packet touches (instances, hosts,
+/// the current session's progress), short arrays for what stays small (the names one client
+/// asks, one device's browse names).
+public struct DiscoveryTracker {
+    public let options: AnalysisOptions
+
+    var names: NameTable
+    /// What was dropped to stay within ``AnalysisOptions/capacity``.
+    var drops = LimitDrops()
+    /// What is left of ``TrackerCapacity/pairs``.
+    var pairBudget: Int
+    /// Finished sessions and per-query entries kept so far, all clients together.
+    var finishedSessionCount = 0
+    var queryLogCount = 0
+    /// Response delays kept so far, all clients and devices together.
+    var delaysKept = 0
+    /// Instances in order of creation that were incomplete when created (candidates to make
+    /// room when the table is full; checked again when taken).
+    var evictionCandidates: [Int] = []
+    var evictionCursor = 0
+    /// Per-packet lists kept from one packet to the next, so that they allocate nothing.
+    var reusedRecords: [KeyedRecord] = []
+    var reusedQuery = KeyedQuery()
+    var reusedNames: [NameID] = []
+    var reusedKnownAnswers: [KnownAnswer] = []
+    /// The client of the last query, found again without hashing its address.
+    var lastClient: (address: IPAddress, index: Int)?
+    /// Instances in order of first sight, and the index of each by ``NameID`` (-1: none).
+    var instances: [InstanceState] = []
+    var instanceSlot: [Int32] = []
+    /// Hosts (owners of A/AAAA records) by ``NameID`` (-1: none).
+    var hosts: [HostState] = []
+    var hostSlot: [Int32] = []
+    /// Clients in order of first sight, and the index of each by address.
+    var clients: [ClientState] = []
+    /// Each client's address, by index (read per response without touching its state).
+    var clientAddresses: [IPAddress] = []
+    var clientSlot: [IPAddress: Int] = [:]
+    var dial: [String: DIALState] = [:]
+    var dialOrder: [String] = []
+    var events: [TrackerEvent] = []
+    /// Clients with a discovery session, in order (the ones a response can matter to), and
+    /// when each client's open query started (by client index).
+    var sessionClients: [Int] = []
+    /// Whether each client (by index) is in `sessionClients`.
+    var isActive: [Bool] = []
+    var pendingSince: [Timestamp?] = []
+    var malformed: [(frame: FrameRef, reason: String)] = []
+    var malformedCount = 0
+    var reflected: [FrameRef] = []
+    var reflectedCount = 0
+    var reflectedTTLs: Set<UInt8> = []
+
+    /// Evidence frames kept per kind (malformed, reflected).
+    static let maximumEvidenceFrames = 30
+
+    public init(options: AnalysisOptions = AnalysisOptions()) {
+        self.options = options
+        names = NameTable(limit: options.capacity.names)
+        pairBudget = options.capacity.pairs
+    }
+
+    /// The instance state of `id`, if it is a known instance.
+    func instance(_ id: NameID) -> InstanceState? {
+        id.index < instanceSlot.count && instanceSlot[id.index] >= 0 ? instances[Int(instanceSlot[id.index])] : nil
+    }
+
+    /// The PTR TTL of instance `id` (without copying its state).
+    func ptrTTL(of id: NameID) -> UInt32? {
+        id.index < instanceSlot.count && instanceSlot[id.index] >= 0
+            ? instances[Int(instanceSlot[id.index])].ptrTTL : nil
+    }
+
+    /// The host state of `id`, if address records were seen for it.
+    func host(_ id: NameID) -> HostState? {
+        id.index < hostSlot.count && hostSlot[id.index] >= 0 ? hosts[Int(hostSlot[id.index])] : nil
+    }
+
+    /// The state of the client at `address`, if it sent anything.
+    func client(at address: IPAddress) -> ClientState? { clientSlot[address].map { clients[$0] } }
+
+    /// Adds one discovery packet whose mDNS message is read in place (the analysis hot path,
+    /// from ``DiscoveryDecoder/decodeInPlace(frame:timestamp:bytes:originalLength:_:)``).
+    /// - Parameters:
+    ///   - packet: the decoded packet.
+    ///   - message: its mDNS message as a view over borrowed bytes; `nil` to use the packet's
+    ///     decoded message (or for SSDP).
+    ///   - capture: the index of its capture file, for evidence references.
+    public mutating func ingest(_ packet: DiscoveryPacket, message view: DNSMessageView?, capture: Int) {
+        let frame = FrameRef(capture: capture, frame: packet.frame)
+        if let error = packet.error {
+            malformedCount += 1
+            if malformed.count < Self.maximumEvidenceFrames { malformed.append((frame, error.description)) }
+        }
+        if packet.isMDNS, packet.destination.isMulticast, packet.ttl != 255 {
+            reflectedCount += 1
+            reflectedTTLs.insert(packet.ttl)
+            if reflected.count < Self.maximumEvidenceFrames { reflected.append(frame) }
+        }
+        if let view {
+            // One scratch buffer per packet for the names expanded from the wire.
+            withUnsafeTemporaryAllocation(byteCount: MessageNames.scratchBytes, alignment: 8) { scratch in
+                var names = MessageNames(view: view, scratch: scratch)
+                if view.isResponse {
+                    // The list is reused from packet to packet (taken out while in use).
+                    var keyed: [KeyedRecord] = []
+                    swap(&keyed, &reusedRecords)
+                    keyedRecords(view, &names, into: &keyed)
+                    ingestResponse(keyed, packet: packet, frame: frame)
+                    swap(&keyed, &reusedRecords)
+                } else {
+                    var query = KeyedQuery()
+                    swap(&query, &reusedQuery)
+                    keyedQuery(view, &names, into: &query)
+                    ingestQuery(query, packet: packet, frame: frame)
+                    swap(&query, &reusedQuery)
+                }
+            }
+        } else if let message = packet.mdns {
+            ingestDecoded(message, packet: packet, frame: frame)
+        } else if let ssdp = packet.ssdp {
+            ingestSSDP(ssdp, packet: packet, frame: frame)
+        }
+    }
+}

@@ -1,0 +1,187 @@
+// Responses: what devices said. A response's Cast records, keyed once per packet, update the
+// instances and hosts they describe, then every client with a session that could receive them.
+
+import WireFormat
+
+extension DiscoveryTracker {
+    /// One Cast-relevant record of a response with its names interned (once per packet, then
+    /// shared by the device update and every client).
+    struct KeyedRecord {
+        var type: DNSRecordType
+        var ttl: UInt32
+        /// Owner name (the browse name of a PTR, the instance of SRV/TXT, the host of A/AAAA).
+        var owner: NameID
+        /// PTR target (an instance) or SRV target (a host).
+        var target: NameID?
+        /// SRV: the port.
+        var port: UInt16 = 0
+        /// A/AAAA: the address.
+        var address: IPAddress?
+        /// TXT: the rdata.
+        var txt: TXTData = .none
+    }
+
+    /// TXT rdata as a record carries it: borrowed wire bytes (in-place path), or the index of
+    /// decoded strings in the list that comes with the records (so a record copies no reference).
+    enum TXTData {
+        case none
+        case wire(UnsafeRawBufferPointer)
+        case decoded(Int)
+    }
+
+    /// The answer and additional records of a message read in place.
+    mutating func keyedRecords(_ view: DNSMessageView, _ n: inout MessageNames, into keyed: inout [KeyedRecord]) {
+        keyed.removeAll(keepingCapacity: true)
+        view.forEachRecord { r in
+            // Answers and additionals carry records; the authority section is for probes.
+            // (Sections compared by pattern: `==` on a String-backed enum compares raw strings.)
+            if case .authority = r.section { return }
+            guard let requirement = NameRequirement.owner(of: r.type),
+                let owner = intern(at: r.nameOffset, &n, requirement)
+            else { return }
+            var record = KeyedRecord(type: r.type, ttl: r.ttl, owner: owner)
+            switch r.type {
+            case .ptr:
+                guard let t = intern(at: view.rdataNameOffset(r), &n, .instance) else { return }
+                record.target = t
+            case .srv:
+                record.target = intern(at: view.rdataNameOffset(r), &n, .any)
+                record.port = view.srvPort(r)
+            case .txt: record.txt = .wire(view.rdata(r))
+            case .a: record.address = .v4(view.ipv4(r))
+            case .aaaa: record.address = .v6(view.ipv6(r))
+            default: return
+            }
+            keyed.append(record)
+        }
+    }
+
+    /// Adds a response's records.
+    /// - Parameter decodedTXT: the TXT rdata that ``TXTData/decoded(_:)`` refers to.
+    mutating func ingestResponse(
+        _ keyed: [KeyedRecord], txt decodedTXT: [[UInt8]] = [], packet: DiscoveryPacket, frame: FrameRef
+    ) {
+        guard !keyed.isEmpty else { return }
+        let now = packet.timestamp
+        // Only live capture needs to know which instances and hosts a packet touched.
+        let events = options.collectEvents
+        var touched: [NameID] = []
+        var hostsTouched: [NameID] = []
+        for k in keyed {
+            let ttl = k.ttl
+            switch k.type {
+            case .ptr:
+                guard let key = k.target else { continue }
+                if events, !touched.contains(key) { touched.append(key) }
+                let ownerName = names.shape(k.owner)?.kind == .subtype ? names.name(k.owner) : nil
+                guard let slot = touchInstance(key, packet: packet, frame: frame) else { continue }
+                instances[slot].notePTR(
+                    ttl: ttl, owner: k.owner, ownerName: ownerName, legacyUnicast: packet.legacyUnicast, at: now,
+                    frame: frame)
+            case .srv:
+                guard let host = k.target else { continue }
+                if events, !touched.contains(k.owner) { touched.append(k.owner) }
+                let target = names.name(host)
+                guard let slot = touchInstance(k.owner, packet: packet, frame: frame) else { continue }
+                instances[slot].noteSRV(ttl: ttl, target: target, host: host, port: k.port)
+            case .txt:
+                if events, !touched.contains(k.owner) { touched.append(k.owner) }
+                guard let slot = touchInstance(k.owner, packet: packet, frame: frame) else { continue }
+                instances[slot].noteTXT(ttl: ttl, k.txt, decoded: decodedTXT)
+            case .a, .aaaa:
+                guard let address = k.address else { continue }
+                if events, !hostsTouched.contains(k.owner) { hostsTouched.append(k.owner) }
+                addAddress(address, host: k.owner, ttl: ttl, frame: frame)
+            default:
+                continue
+            }
+        }
+        // What each client could receive of it.
+        let window = options.responseWindowNanoseconds
+        for index in sessionClients where canReceive(packet, client: clientAddresses[index]) {
+            let dropped = clients[index].receive(keyed, time: now, frame: frame, window: window, budget: &pairBudget)
+            drops.pairs += dropped
+        }
+        if events { emitDeviceEvents(touched: touched, hostsTouched: hostsTouched, time: now, frame: frame) }
+    }
+
+    /// The slot of instance `key` after noting that `packet` came from it, creating the
+    /// instance on first sight; `nil` when the table is full and no instance can make room.
+    mutating func touchInstance(_ key: NameID, packet: DiscoveryPacket, frame: FrameRef) -> Int? {
+        if key.index >= instanceSlot.count {
+            instanceSlot.append(contentsOf: repeatElement(-1, count: names.count - instanceSlot.count))
+        }
+        var slot = Int(instanceSlot[key.index])
+        if slot < 0 {
+            let name = names.name(key)
+            let w = name.wire
+            let first = names.shape(key)!.first
+            let label = CastName.text(w[(first + 1)..<(first + 1 + Int(w[first]))])
+            let state = InstanceState(
+                key: key, name: name, label: label, firstSeen: packet.timestamp, lastSeen: packet.timestamp,
+                firstFrame: frame, lastFrame: frame)
+            if instances.count < options.capacity.devices {
+                slot = instances.count
+                instances.append(state)
+                evictionCandidates.append(slot)
+            } else if let free = takeIncompleteInstance() {
+                slot = free
+                instances[slot] = state
+                evictionCandidates.append(slot)
+                drops.devicesEvicted += 1
+            } else {
+                drops.devices += 1
+                return nil
+            }
+            instanceSlot[key.index] = Int32(slot)
+        }
+        instances[slot].heard(from: packet.source, at: packet.timestamp, frame: frame)
+        return slot
+    }
+
+    /// Frees the slot of the oldest instance still never seen with a SRV or TXT record (the
+    /// kind a flood of fake PTR answers creates), or returns `nil` when every one is complete.
+    mutating func takeIncompleteInstance() -> Int? {
+        while evictionCursor < evictionCandidates.count {
+            let slot = evictionCandidates[evictionCursor]
+            evictionCursor += 1
+            guard instances[slot].isIncomplete else { continue }
+            instanceSlot[instances[slot].key.index] = -1
+            return slot
+        }
+        // Compact the queue once it is consumed, so it does not grow without end.
+        evictionCandidates.removeAll(keepingCapacity: true)
+        evictionCursor = 0
+        return nil
+    }
+
+    /// An address record of host `key`, creating the host on first sight (unless the table is
+    /// full).
+    mutating func addAddress(_ address: IPAddress, host key: NameID, ttl: UInt32, frame: FrameRef) {
+        if key.index >= hostSlot.count {
+            hostSlot.append(contentsOf: repeatElement(-1, count: names.count - hostSlot.count))
+        }
+        var slot = Int(hostSlot[key.index])
+        if slot < 0 {
+            guard hosts.count < options.capacity.hosts else {
+                drops.hosts += 1
+                return
+            }
+            slot = hosts.count
+            hostSlot[key.index] = Int32(slot)
+            hosts.append(HostState())
+        }
+        hosts[slot].note(address, ttl: ttl, frame: frame)
+    }
+
+    /// Whether `client` could receive `packet`: unicast to it, or multicast in its address
+    /// family (an IPv6 client address is a socket on ff02::fb, which IPv4 answers do not reach).
+    func canReceive(_ packet: DiscoveryPacket, client: IPAddress) -> Bool {
+        if packet.destination == client { return true }
+        guard packet.destination.isMulticast else { return false }
+        switch (packet.destination, client) {
+        case (.v4, .v4), (.v6, .v6): return true
+        default: return false
+        }
+    }
+}
