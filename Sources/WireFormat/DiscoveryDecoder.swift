@@ -84,7 +84,8 @@ public struct DiscoveryDecoder {
         reassembler = FragmentReassembler(limits: reassemblyLimits)
     }
 
-    /// Decodes one frame.
+    /// Decodes one frame, materialising its message; an mDNS message's bytes are kept with the
+    /// packet (``DiscoveryPacket/withMessageView(index:_:)``).
     /// - Parameters:
     ///   - frame: its 1-based frame number.
     ///   - timestamp: when it was captured.
@@ -242,7 +243,7 @@ public struct DiscoveryDecoder {
             let isResponse: Bool?
             if materialize {
                 let (decoded, error) = DNSMessage.decodePartial(message)
-                packet.payload = .mdns(decoded)
+                if let decoded { packet.setMDNS(decoded, bytes: message) }
                 if let error { packet.error = PacketError(layer: .dns, error: error) }
                 isResponse = decoded?.isResponse
             } else {

@@ -140,6 +140,39 @@ struct DNSMessageTests {
         #expect(m?.answers.count == 1)
         #expect(e == .badPointer(offset: 27, target: 0x40))
     }
+
+    @Test("a packet from the materialising decoder reads its message again as a view")
+    func messageViewOfPacket() throws {
+        typealias F = LinkTestFrames
+        let frame = F.ethernet(.v4)
+        let (decoded, _) = decodeLinkTestFrame(.ethernet, frame)
+        let p = try expectCastResponse(decoded, flow: LinkTestIP.v4.flow)
+        let seen = p.withMessageView { view -> (id: UInt16, base: Int, bytes: [UInt8], types: [DNSRecordType])? in
+            guard let view else { return nil }
+            var types: [DNSRecordType] = []
+            view.forEachRecord { types.append($0.type) }
+            return (view.id, view.message.base, Array(view.message.bytes), types)
+        }
+        let v = try #require(seen)
+        #expect(v.id == 0 && v.types == [.ptr, .txt, .srv, .a])
+        #expect(v.base == 14 + 20 + 8 && v.bytes == linkTestCastResponse)
+
+        // Cut inside the second record: the view finds the same fault at the same frame offset.
+        let cut = Array(frame.prefix(14 + 20 + 8 + 120))
+        let (partial, _) = decodeLinkTestFrame(.ethernet, cut)
+        let q = try #require(partial)
+        let recheck = q.withMessageView { view in view.map { DNSMessageView.check($0.message).error } }
+        #expect(recheck == .some(q.error?.error) && q.error?.layer == .dns)
+        #expect(q.withMessageView { $0?.recordCount(in: .answer) } == 1)
+
+        // No view without a whole header, for a packet built by hand, or once the payload is replaced.
+        let (headerless, _) = decodeLinkTestFrame(.ethernet, Array(frame.prefix(14 + 20 + 8 + 5)))
+        #expect(try #require(headerless).withMessageView { $0 == nil })
+        var replaced = p
+        replaced.payload = .mdns(p.mdns)
+        #expect(replaced.withMessageView { $0 == nil })
+        #expect(replaced == p)
+    }
 }
 
 @Suite("TXT key=value view (RFC 6763 §6)")
