@@ -37,6 +37,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                     _ = m.allRecords.map(\.record.name.description)
                     for r in m.allRecords { if case .txt(let t) = r.record.data { _ = CastTXT(t) } }
                 }
+                // The kept bytes, checked again, must give back the materialised message.
+                p.withMessageView { view in
+                    precondition(view.map(DNSMessage.init) == p.mdns, "withMessageView disagrees")
+                }
             }
             inPlace.decodeInPlace(frame: i + 1, timestamp: time, bytes: raw, originalLength: raw.count) { p, view in
                 b.ingest(p, message: view, capture: 0)

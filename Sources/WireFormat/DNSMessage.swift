@@ -23,6 +23,11 @@ public struct EDNSOption: Hashable, Sendable {
     public var code: UInt16
     /// Option data.
     public var data: [UInt8]
+
+    public init(code: UInt16, data: [UInt8]) {
+        self.code = code
+        self.data = data
+    }
 }
 
 /// The decoded rdata of a resource record.
@@ -85,7 +90,11 @@ public enum DNSSection: String, Hashable, Sendable, CaseIterable {
     case additional = "ar"
 }
 
-/// A DNS / mDNS message.
+/// A DNS / mDNS message, owned: what `dump`, `extract` and `live` print and keep.
+///
+/// It is materialised from a checked ``DNSMessageView`` (``init(_:)``), the one DNS parser:
+/// every bound, pointer rule and fault is the view's, and this type only copies out what the
+/// view found well-formed.
 public struct DNSMessage: Hashable, Sendable {
     /// Message ID (0 for multicast mDNS, the querier's ID for legacy unicast).
     public var id: UInt16
@@ -132,153 +141,148 @@ public struct DNSMessage: Hashable, Sendable {
     public var allRecords: [(section: DNSSection, record: DNSResourceRecord)] {
         answers.map { (.answer, $0) } + authorities.map { (.authority, $0) } + additionals.map { (.additional, $0) }
     }
+}
 
-    /// Decodes a whole message, failing on the first fault.
+extension DNSMessage {
+    /// Copies out every question and record that `view` found well-formed (those before its
+    /// fault, if it had one), with the header's counts as written.
+    public init(_ view: DNSMessageView) {
+        let written = view.headerCounts
+        self.init(id: view.id, flags: view.flags, counts: [written.0, written.1, written.2, written.3])
+        // The view's counts are of checked items, each at least 5 bytes: bounded by the
+        // message, not by the attacker's header.
+        var questions: [DNSQuestion] = []
+        questions.reserveCapacity(view.decodedCounts.0)
+        view.forEachQuestion { q in
+            questions.append(
+                DNSQuestion(
+                    name: view.name(at: q.nameOffset), type: q.type, dnsClass: DNSClass(rawValue: q.rawClass & 0x7FFF),
+                    unicastResponse: q.unicastResponse))
+        }
+        var answers: [DNSResourceRecord] = []
+        var authorities: [DNSResourceRecord] = []
+        var additionals: [DNSResourceRecord] = []
+        answers.reserveCapacity(view.recordCount(in: .answer))
+        authorities.reserveCapacity(view.recordCount(in: .authority))
+        additionals.reserveCapacity(view.recordCount(in: .additional))
+        view.forEachRecord { r in
+            let record = DNSResourceRecord(r, in: view)
+            switch r.section {
+            case .answer: answers.append(record)
+            case .authority: authorities.append(record)
+            case .additional: additionals.append(record)
+            }
+        }
+        self.questions = questions
+        self.answers = answers
+        self.authorities = authorities
+        self.additionals = additionals
+    }
+
+    /// Checks and materialises a whole message, failing on the first fault.
     public static func decode(_ message: ByteCursor) throws(DecodeError) -> DNSMessage {
         let (decoded, error) = decodePartial(message)
         if let error { throw error }
         return decoded!
     }
 
-    /// Decodes as much of a message as is well-formed (degrade, don't die).
+    /// Checks a message (``DNSMessageView/check(_:index:)``) and materialises as much of it as
+    /// is well-formed (degrade, don't die).
     ///
-    /// - Returns: the message with every question and record decoded before the first fault
-    ///   (`nil` when even the 12-byte header is missing), and that fault.
-    public static func decodePartial(_ message: ByteCursor) -> (message: DNSMessage?, error: DecodeError?) {
-        var c = message
-        c.offset = 0
-        let id: UInt16
-        let flags: UInt16
-        var counts = [0, 0, 0, 0]
-        do throws(DecodeError) {
-            id = try c.readUInt16()
-            flags = try c.readUInt16()
-            for i in 0..<4 { counts[i] = Int(try c.readUInt16()) }
-        } catch {
-            return (nil, error)
-        }
-        var result = DNSMessage(id: id, flags: flags, counts: counts)
-        do throws(DecodeError) {
-            // Counts are attacker-controlled: nothing is reserved from them, and each item
-            // consumes at least 5 bytes, so the loops end when the bytes do.
-            for _ in 0..<counts[0] {
-                let name = try DNSName.decode(&c)
-                let type = try c.readUInt16()
-                let rawClass = try c.readUInt16()
-                result.questions.append(
-                    DNSQuestion(
-                        name: name, type: DNSRecordType(rawValue: type),
-                        dnsClass: DNSClass(rawValue: rawClass & 0x7FFF),
-                        unicastResponse: rawClass & 0x8000 != 0))
-            }
-            for _ in 0..<counts[1] { result.answers.append(try decodeRecord(&c)) }
-            for _ in 0..<counts[2] { result.authorities.append(try decodeRecord(&c)) }
-            for _ in 0..<counts[3] { result.additionals.append(try decodeRecord(&c)) }
-        } catch {
-            return (result, error)
-        }
-        return (result, nil)
+    /// - Parameter index: as for ``DNSMessageView/check(_:index:)``; saves walking the message
+    ///   a second time to materialise it.
+    /// - Returns: the message with every question and record before the first fault (`nil`
+    ///   when even the 12-byte header is missing), and that fault.
+    public static func decodePartial(_ message: ByteCursor, index: DNSMessageIndex? = nil) -> (
+        message: DNSMessage?, error: DecodeError?
+    ) {
+        let (view, error) = DNSMessageView.check(message, index: index)
+        return (view.map(DNSMessage.init), error)
     }
+}
 
-    static func decodeRecord(_ c: inout ByteCursor) throws(DecodeError) -> DNSResourceRecord {
-        let name = try DNSName.decode(&c)
-        let type = DNSRecordType(rawValue: try c.readUInt16())
-        let rawClass = try c.readUInt16()
-        let ttl = try c.readUInt32()
-        let rdlengthOffset = c.position
-        let rdlength = Int(try c.readUInt16())
-        try c.require(rdlength)
-        let rdataStart = c.offset
-        let rdataEnd = rdataStart + rdlength
-        let isOPT = type == .opt
-        let data = try decodeRData(type: type, length: rdlength, message: &c, lengthOffset: rdlengthOffset)
-        guard c.offset <= rdataEnd else {
-            throw .invalid(offset: c.base + rdataStart, field: .rdataOverrun(type: type.rawValue))
-        }
-        c.offset = rdataEnd
-        return DNSResourceRecord(
-            name: name, type: type, dnsClass: DNSClass(rawValue: isOPT ? rawClass : rawClass & 0x7FFF),
-            cacheFlush: !isOPT && rawClass & 0x8000 != 0, ttl: ttl, rdlength: rdlength, data: data)
+extension DNSResourceRecord {
+    /// The record `r` of `view`, copied out.
+    init(_ r: DNSRecordView, in view: DNSMessageView) {
+        // OPT's class field is the UDP payload size, whole (RFC 6891 §6.1.2).
+        let isOPT = r.type == .opt
+        self.init(
+            name: view.name(at: r.nameOffset), type: r.type,
+            dnsClass: DNSClass(rawValue: isOPT ? r.rawClass : r.rawClass & 0x7FFF),
+            cacheFlush: !isOPT && r.rawClass & 0x8000 != 0, ttl: r.ttl, rdlength: r.rdlength,
+            data: DNSRecordData(r, in: view))
     }
+}
 
-    static func decodeRData(type: DNSRecordType, length: Int, message c: inout ByteCursor, lengthOffset: Int)
-        throws(DecodeError) -> DNSRecordData
-    {
-        let start = c.offset
-        let end = start + length
-        func checkLength(_ expected: Int) throws(DecodeError) {
-            guard length == expected else {
-                throw .invalid(offset: lengthOffset, field: .rdataLength(type: type.rawValue, length: length))
-            }
-        }
-        switch type {
+extension DNSRecordData {
+    /// The rdata of the record `r` of `view`, copied out.
+    ///
+    /// The check has already held the rdata to its type's layout (A is 4 bytes, SRV holds its
+    /// three numbers and a name inside rdlength, TXT strings and NSEC windows end exactly at
+    /// the end), so nothing here can fail; every read is still kept inside the rdata.
+    init(_ r: DNSRecordView, in view: DNSMessageView) {
+        let rdata = view.rdata(r)
+        switch r.type {
         case .a:
-            try checkLength(4)
-            return .a(IPv4Address(rawValue: try c.readUInt32()))
+            self = .a(view.ipv4(r))
         case .aaaa:
-            try checkLength(16)
-            return .aaaa(try IPv6Address(reading: &c))
+            self = .aaaa(view.ipv6(r))
         case .ptr, .cname, .ns:
-            return .name(try decodeNameInRData(&c, end: end, type: type))
+            self = .name(view.name(at: view.rdataNameOffset(r)))
         case .srv:
-            var r = try c.readSlice(Swift.min(6, length))
-            let priority = try r.readUInt16()
-            let weight = try r.readUInt16()
-            let port = try r.readUInt16()
-            return .srv(
-                priority: priority, weight: weight, port: port, target: try decodeNameInRData(&c, end: end, type: type))
+            self = .srv(
+                priority: Self.uint16(rdata, at: 0), weight: Self.uint16(rdata, at: 2), port: view.srvPort(r),
+                target: view.name(at: view.rdataNameOffset(r)))
         case .txt:
-            var r = try c.readSlice(length)
-            var strings: [[UInt8]] = []
-            while !r.isAtEnd {
-                let n = Int(try r.readUInt8())
-                strings.append(try r.readBytes(n))
-            }
-            return .txt(TXTRecord(strings: strings))
+            self = .txt(TXTRecord(wire: rdata))
         case .hinfo:
-            var r = try c.readSlice(length)
-            let cpu = try r.readBytes(Int(try r.readUInt8()))
-            let os = try r.readBytes(Int(try r.readUInt8()))
-            return .hinfo(cpu: cpu, os: os)
+            // Two character-strings; bytes after them are allowed and ignored.
+            let strings = TXTRecord(wire: rdata).strings
+            self = .hinfo(cpu: strings.first ?? [], os: strings.count > 1 ? strings[1] : [])
         case .nsec:
-            let next = try decodeNameInRData(&c, end: end, type: type)
-            var r = try c.readSlice(end - c.offset)
-            var types: [DNSRecordType] = []
-            var lastWindow = -1
-            while !r.isAtEnd {
-                let windowOffset = r.position
-                let window = Int(try r.readUInt8())
-                let bitmapLength = Int(try r.readUInt8())
-                guard window > lastWindow, bitmapLength >= 1, bitmapLength <= 32 else {
-                    throw .invalid(offset: windowOffset, field: .nsecBitmap)
-                }
-                lastWindow = window
-                for i in 0..<bitmapLength {
-                    let byte = try r.readUInt8()
-                    for bit in 0..<8 where byte & (0x80 >> UInt8(bit)) != 0 {
-                        types.append(DNSRecordType(rawValue: UInt16(window * 256 + i * 8 + bit)))
-                    }
-                }
-            }
-            return .nsec(next: next, types: types)
+            var next = view.message
+            next.offset = r.rdataOffset
+            _ = try? DNSName.skip(&next)  // checked: moves past the next-name's bytes
+            let bitmapStart = Swift.min(Swift.max(next.offset - r.rdataOffset, 0), rdata.count)
+            self = .nsec(
+                next: view.name(at: r.rdataOffset),
+                types: Self.nsecTypes(UnsafeRawBufferPointer(rebasing: rdata[bitmapStart...])))
         case .opt:
-            var r = try c.readSlice(length)
             var options: [EDNSOption] = []
-            while !r.isAtEnd {
-                let code = try r.readUInt16()
-                let n = Int(try r.readUInt16())
-                options.append(EDNSOption(code: code, data: try r.readBytes(n)))
+            var i = 0
+            while i + 4 <= rdata.count {
+                let end = Swift.min(i + 4 + Int(Self.uint16(rdata, at: i + 2)), rdata.count)
+                options.append(EDNSOption(code: Self.uint16(rdata, at: i), data: Array(rdata[(i + 4)..<end])))
+                i = end
             }
-            return .opt(options)
+            self = .opt(options)
         default:
-            return .unknown(try c.readBytes(length))
+            self = .unknown(Array(rdata))
         }
     }
 
-    static func decodeNameInRData(_ c: inout ByteCursor, end: Int, type: DNSRecordType) throws(DecodeError) -> DNSName {
-        let start = c.offset
-        let name = try DNSName.decode(&c)
-        guard c.offset <= end else { throw .invalid(offset: c.base + start, field: .rdataOverrun(type: type.rawValue)) }
-        return name
+    /// The types an NSEC type bitmap lists (RFC 4034 §4.1.2): windows of a number, a length
+    /// and that many bitmap bytes, the high bit of the first byte being type `window × 256`.
+    static func nsecTypes(_ bitmap: UnsafeRawBufferPointer) -> [DNSRecordType] {
+        var types: [DNSRecordType] = []
+        var i = 0
+        while i + 2 <= bitmap.count {
+            let window = Int(bitmap[i])
+            let length = Swift.min(Int(bitmap[i + 1]), bitmap.count - i - 2)
+            for k in 0..<length {
+                let byte = bitmap[i + 2 + k]
+                for bit in 0..<8 where byte & (0x80 >> UInt8(bit)) != 0 {
+                    types.append(DNSRecordType(rawValue: UInt16(window * 256 + k * 8 + bit)))
+                }
+            }
+            i += 2 + length
+        }
+        return types
+    }
+
+    /// The big-endian 16-bit number at `at` of `bytes` (0 past the end).
+    static func uint16(_ bytes: UnsafeRawBufferPointer, at: Int) -> UInt16 {
+        guard at >= 0, at + 2 <= bytes.count else { return 0 }
+        return UInt16(bytes[at]) << 8 | UInt16(bytes[at + 1])
     }
 }

@@ -47,15 +47,17 @@ public final class DNSMessageIndex {
     }
 }
 
-/// A DNS message checked in place over borrowed bytes, then read without allocating.
+/// A DNS message checked in place over borrowed bytes, then read without allocating: the DNS
+/// parser.
 ///
-/// ``check(_:index:)`` applies exactly the rules of ``DNSMessage/decodePartial(_:)`` (the same
-/// faults at the same offsets; a test holds the two together) but builds nothing: it only
-/// records how many questions and records of each section are well-formed. The questions and
-/// records can then be walked (``forEachQuestion(_:)``, ``forEachRecord(_:)``) and their names
-/// expanded into a caller's buffer (``name(at:into:)``). This is the analysis hot path: a
-/// Cast tracker interns names straight from the wire and never materialises a
-/// ``DNSMessage``. The view is only valid while its bytes are.
+/// ``check(_:index:)`` applies every rule of the format (bounds, rdata layouts, names through
+/// ``DNSName/skip(_:)``) and reports the first fault with its offset, but builds nothing: it
+/// only records how many questions and records of each section are well-formed, the ones
+/// before the fault. The questions and records can then be walked (``forEachQuestion(_:)``,
+/// ``forEachRecord(_:)``) and their names expanded into a caller's buffer
+/// (``name(at:into:)``). This is the analysis hot path: a Cast tracker interns names straight
+/// from the wire. An owned ``DNSMessage`` is materialised from a view (``DNSMessage/init(_:)``)
+/// for what prints or keeps messages. The view is only valid while its bytes are.
 public struct DNSMessageView {
     /// The message, offset 0 at its first header byte.
     public let message: ByteCursor
@@ -81,7 +83,7 @@ public struct DNSMessageView {
         self.flags = flags
     }
 
-    /// Checks `message` the way ``DNSMessage/decodePartial(_:)`` decodes it.
+    /// Checks `message`, up to its first fault.
     /// - Parameters:
     ///   - message: the DNS message (offset 0 at its header).
     ///   - index: where to note each question and record found, so that ``forEachQuestion(_:)``
@@ -220,6 +222,19 @@ public struct DNSMessageView {
         return UnsafeBufferPointer(start: scratch.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n)
     }
 
+    /// The name at `offset`, copied out (as a ``DNSMessage`` holds it).
+    public func name(at offset: Int) -> DNSName { DNSName(checkedAt: offset, in: message) }
+
+    /// QDCOUNT, ANCOUNT, NSCOUNT and ARCOUNT as the header writes them (attacker-controlled;
+    /// ``decodedCounts`` are the ones that checked).
+    public var headerCounts: (Int, Int, Int, Int) {
+        func count(at offset: Int) -> Int {
+            Int(UInt16(bigEndian: message.bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+        }
+        // A view exists only for a message with its whole 12-byte header.
+        return (count(at: 4), count(at: 6), count(at: 8), count(at: 10))
+    }
+
     /// The rdata bytes of `record`.
     public func rdata(_ record: DNSRecordView) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: message.bytes[record.rdataOffset..<(record.rdataOffset + record.rdlength)])
@@ -250,7 +265,7 @@ public struct DNSMessageView {
         record.type == .srv ? record.rdataOffset + 6 : record.rdataOffset
     }
 
-    /// Checks one record as ``DNSMessage/decodeRecord(_:)`` decodes it, and moves past it.
+    /// Checks one record (its rdata against its type's layout) and moves past it.
     static func checkRecord(_ c: inout ByteCursor, section: DNSSection) throws(DecodeError) -> DNSRecordView {
         let nameOffset = c.offset
         try DNSName.skip(&c)

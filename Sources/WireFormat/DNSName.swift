@@ -111,30 +111,39 @@ public struct DNSName: Hashable, Sendable, CustomStringConvertible {
     /// The maximum wire length of a name, root label included (RFC 1035 §2.3.4).
     public static let maximumWireLength = 255
 
-    /// Decodes a possibly compressed name at the cursor's position.
+    /// Decodes a possibly compressed name at the cursor's position: ``skip(_:)`` checks it,
+    /// then ``expand(at:in:into:)`` copies its labels out.
+    ///
+    /// `message` must span the whole DNS message (pointers are offsets into it); on return it
+    /// is positioned after the name's bytes at its original location.
+    public static func decode(_ message: inout ByteCursor) throws(DecodeError) -> DNSName {
+        let start = message.offset
+        try skip(&message)
+        return DNSName(checkedAt: start, in: message)
+    }
+
+    /// The name at `offset` of `message`, already checked by ``skip(_:)``.
+    init(checkedAt offset: Int, in message: ByteCursor) {
+        // Expanded on the stack, then copied once at its exact length.
+        wire = withUnsafeTemporaryAllocation(byteCount: DNSName.maximumWireLength, alignment: 8) { scratch in
+            let n = DNSName.expand(at: offset, in: message, into: scratch)
+            return Array(UnsafeRawBufferPointer(rebasing: scratch[..<n]))
+        }
+    }
+
+    /// Checks a possibly compressed name at the cursor's position and moves past it, without
+    /// building it: the one place where names are checked.
     ///
     /// `message` must span the whole DNS message (pointers are offsets into it); on return it
     /// is positioned after the name's bytes at its original location.
     ///
     /// Loop protection is tcpdump's rule: every compression pointer must point strictly before
-    /// the lowest offset visited so far, starting with the name's own start, so decoding always
+    /// the lowest offset visited so far, starting with the name's own start, so checking always
     /// terminates. The expanded name may not exceed 255 octets, and the reserved label types
     /// `01` and `10` are rejected.
-    public static func decode(_ message: inout ByteCursor) throws(DecodeError) -> DNSName {
-        var wire: [UInt8] = []
-        wire.reserveCapacity(64)  // most names fit: one allocation instead of several
-        try walk(&message) { length, label in
-            wire.append(length)
-            wire.append(contentsOf: label)
-        }
-        return DNSName(wire: wire)
-    }
-
-    /// Checks a possibly compressed name exactly as ``decode(_:)`` does and moves past it,
-    /// without building it.
     public static func skip(_ message: inout ByteCursor) throws(DecodeError) {
-        // `walk` written out without building label slices: this checks every name of every
-        // mDNS packet. The faults and their offsets are exactly `walk`'s (a test compares them).
+        // Written out over the raw bytes rather than through cursor reads: this checks every
+        // name of every mDNS packet.
         let bytes = message.bytes
         let base = message.base
         let nameStart = message.offset
@@ -183,12 +192,13 @@ public struct DNSName: Hashable, Sendable, CustomStringConvertible {
 
     /// Decompresses the name at `offset` of `message` into `buffer` (at least
     /// ``maximumWireLength`` bytes) as length-prefixed labels without the root label, and
-    /// returns its length. For names already checked by ``skip(_:)`` or ``decode(_:)``; a name
-    /// that fails is cut where it failed.
+    /// returns its length. For names already checked by ``skip(_:)``; a name that would fail is
+    /// cut where it fails.
     public static func expand(at offset: Int, in message: ByteCursor, into buffer: UnsafeMutableRawBufferPointer) -> Int
     {
-        // The hot path of in-place analysis, written out rather than through `walk`: the name
-        // has been checked, but every read is still bounded so a wrong call cannot overrun.
+        // Every name read out of a message comes through here (the tracker interning it, a
+        // DNSMessage materialising it). The name has been checked, but every read is still
+        // bounded so a wrong call cannot overrun.
         let src = message.bytes
         guard let from = src.baseAddress, let to = buffer.baseAddress else { return 0 }
         var at = offset
@@ -224,56 +234,6 @@ public struct DNSName: Hashable, Sendable, CustomStringConvertible {
             at += 1 + length
         }
         return n
-    }
-
-    /// Walks a possibly compressed name at the cursor's position, calling `label` with each
-    /// label's length byte and bytes, leftmost first.
-    ///
-    /// `message` must span the whole DNS message (pointers are offsets into it); on return it
-    /// is positioned after the name's bytes at its original location.
-    ///
-    /// Loop protection is tcpdump's rule: every compression pointer must point strictly before
-    /// the lowest offset visited so far, starting with the name's own start, so decoding always
-    /// terminates. The expanded name may not exceed 255 octets, and the reserved label types
-    /// `01` and `10` are rejected.
-    @inline(__always)
-    static func walk(
-        _ message: inout ByteCursor, _ label: (_ length: UInt8, _ bytes: UnsafeRawBufferPointer) -> Void
-    ) throws(DecodeError) {
-        let nameStart = message.offset
-        var wireLength = 1  // the root label
-        var reader = message
-        var lowestVisited = nameStart
-        var jumped = false
-        while true {
-            let at = reader.offset
-            let length = try reader.readUInt8()
-            switch length & 0xC0 {
-            case 0x00:
-                if length == 0 {
-                    if !jumped { message = reader }
-                    return
-                }
-                wireLength += Int(length) + 1
-                guard wireLength <= maximumWireLength else { throw .nameTooLong(offset: message.base + nameStart) }
-                let slice = try reader.readSlice(Int(length))
-                label(length, slice.bytes)
-            case 0xC0:
-                let low = try reader.readUInt8()
-                let target = Int(length & 0x3F) << 8 | Int(low)
-                guard target < lowestVisited else {
-                    throw .badPointer(offset: reader.base + at, target: target)
-                }
-                if !jumped {
-                    message = reader
-                    jumped = true
-                }
-                lowestVisited = target
-                reader.offset = target
-            default:
-                throw .reservedLabelType(offset: reader.base + at, byte: length)
-            }
-        }
     }
 }
 

@@ -84,7 +84,10 @@ public struct DiscoveryDecoder {
         reassembler = FragmentReassembler(limits: reassemblyLimits)
     }
 
-    /// Decodes one frame.
+    /// Decodes one frame, materialising its message: an mDNS message is checked in place as
+    /// by ``decodeInPlace(frame:timestamp:bytes:originalLength:_:)``, then copied out into a
+    /// ``DNSMessage`` (``DNSMessage/init(_:)``), and its bytes are kept with the packet
+    /// (``DiscoveryPacket/withMessageView(index:_:)``).
     /// - Parameters:
     ///   - frame: its 1-based frame number.
     ///   - timestamp: when it was captured.
@@ -251,24 +254,16 @@ public struct DiscoveryDecoder {
             UnsafeRawBufferPointer(rebasing: udp.payload.bytes[udp.payload.offset...]), base: udp.payload.position)
         var view: DNSMessageView?
         if isMDNS {
-            let isResponse: Bool?
-            if materialize {
-                let (decoded, error) = DNSMessage.decodePartial(message)
-                packet.payload = .mdns(decoded)
-                if let error { packet.error = PacketError(layer: .dns, error: error) }
-                isResponse = decoded?.isResponse
-            } else {
-                let (checked, error) = DNSMessageView.check(message, index: messageIndex)
-                if let error { packet.error = PacketError(layer: .dns, error: error) }
-                view = checked
-                isResponse = checked?.isResponse
-            }
-            if let isResponse {
+            let (checked, error) = DNSMessageView.check(message, index: messageIndex)
+            if let error { packet.error = PacketError(layer: .dns, error: error) }
+            if let checked {
+                if materialize { packet.setMDNS(DNSMessage(checked), bytes: message) }
                 packet.legacyUnicast =
-                    isResponse
+                    checked.isResponse
                     ? udp.sourcePort == Self.mdnsPort && udp.destinationPort != Self.mdnsPort
                     : udp.sourcePort != Self.mdnsPort
             }
+            view = checked
         } else {
             do throws(DecodeError) {
                 let ssdp = try SSDPMessage.decode(message)

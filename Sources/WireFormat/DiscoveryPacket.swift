@@ -30,9 +30,10 @@ public enum DiscoveryPayload: Hashable, Sendable {
 /// bytes are still borrowed from libpcap.
 ///
 /// The fields every packet has are stored inline and are trivially copyable; what only some
-/// packets carry (VLAN tags, PKTAP metadata, fragment frames, a decoded message) sits in one
-/// immutable, shared box that exists only when one of them is set. A packet on the in-place
-/// path (an mDNS message read through ``DNSMessageView``) therefore copies as plain bytes.
+/// packets carry (VLAN tags, PKTAP metadata, fragment frames, a decoded message and, for
+/// mDNS, the message's bytes) sits in one immutable, shared box that exists only when one of
+/// them is set. A packet on the in-place path (an mDNS message read through
+/// ``DNSMessageView``) therefore copies as plain bytes.
 public struct DiscoveryPacket: Hashable, Sendable {
     /// Wireshark's frame number: 1-based over every record of the file. For a reassembled
     /// datagram, the frame that completed it.
@@ -78,6 +79,8 @@ public struct DiscoveryPacket: Hashable, Sendable {
         let pktap: PKTAPInfo?
         let fragmentFrames: [Int]
         let message: Message
+        /// The bytes `message` was materialised from, for an mDNS message.
+        let messageBytes: MessageBytes?
 
         enum Message: Hashable, Sendable {
             case absent
@@ -85,24 +88,37 @@ public struct DiscoveryPacket: Hashable, Sendable {
             case ssdp(SSDPMessage)
         }
 
-        init(vlanIDs: [UInt16], pktap: PKTAPInfo?, fragmentFrames: [Int], message: Message) {
+        init(vlanIDs: [UInt16], pktap: PKTAPInfo?, fragmentFrames: [Int], message: Message, messageBytes: MessageBytes?)
+        {
             self.vlanIDs = vlanIDs
             self.pktap = pktap
             self.fragmentFrames = fragmentFrames
             self.message = message
+            self.messageBytes = messageBytes
         }
 
-        var isEmpty: Bool { vlanIDs.isEmpty && pktap == nil && fragmentFrames.isEmpty && message == .absent }
+        var isEmpty: Bool {
+            vlanIDs.isEmpty && pktap == nil && fragmentFrames.isEmpty && message == .absent && messageBytes == nil
+        }
     }
 
-    /// Replaces the rare fields, keeping no box when all are empty.
+    /// A DNS message's bytes, offset 0 at its header, and the frame position of its first byte
+    /// (so that faults found again have the same offsets).
+    private struct MessageBytes: Sendable {
+        let bytes: [UInt8]
+        let base: Int
+    }
+
+    /// Replaces the rare fields, keeping no box when all are empty. A new message drops the
+    /// bytes of the old one unless `messageBytes` gives new ones.
     private mutating func setRare(
         vlanIDs: [UInt16]? = nil, pktap: PKTAPInfo?? = nil, fragmentFrames: [Int]? = nil,
-        message: RareFields.Message? = nil
+        message: RareFields.Message? = nil, messageBytes: MessageBytes? = nil
     ) {
         let box = RareFields(
             vlanIDs: vlanIDs ?? self.vlanIDs, pktap: pktap ?? self.pktap,
-            fragmentFrames: fragmentFrames ?? self.fragmentFrames, message: message ?? rare?.message ?? .absent)
+            fragmentFrames: fragmentFrames ?? self.fragmentFrames, message: message ?? rare?.message ?? .absent,
+            messageBytes: message == nil ? rare?.messageBytes : messageBytes)
         rare = box.isEmpty ? nil : box
     }
 
@@ -165,6 +181,26 @@ public struct DiscoveryPacket: Hashable, Sendable {
     public var mdns: DNSMessage? {
         if case .dns(let m)? = rare?.message { return m }
         return nil
+    }
+
+    /// Sets the mDNS message materialised from `bytes` (offset 0 at its header), keeping a
+    /// copy of the bytes for ``withMessageView(index:_:)``.
+    mutating func setMDNS(_ message: DNSMessage, bytes: ByteCursor) {
+        isMDNS = true
+        setRare(message: .dns(message), messageBytes: MessageBytes(bytes: Array(bytes.bytes), base: bytes.base))
+    }
+
+    /// Calls `body` with the mDNS message checked again in place over the bytes the packet
+    /// keeps: the same view ``DiscoveryDecoder/decodeInPlace(frame:timestamp:bytes:originalLength:_:)``
+    /// gives, with the same fault. `nil` when the packet is not mDNS, its header did not
+    /// decode, or it was not made by ``DiscoveryDecoder/decode(frame:timestamp:bytes:originalLength:)``
+    /// (in-place packets and packets built by hand keep no bytes).
+    /// - Parameter index: as for ``DNSMessageView/check(_:index:)``.
+    public func withMessageView<R>(index: DNSMessageIndex? = nil, _ body: (DNSMessageView?) -> R) -> R {
+        guard let kept = rare?.messageBytes else { return body(nil) }
+        return kept.bytes.withUnsafeBytes { raw in
+            body(DNSMessageView.check(ByteCursor(raw, base: kept.base), index: index).view)
+        }
     }
 
     /// The SSDP message, if this is SSDP and it decoded.

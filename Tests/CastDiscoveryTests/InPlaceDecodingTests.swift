@@ -4,9 +4,11 @@ import PcapCapture
 import Testing
 import WireFormat
 
-// The analysis hot path reads mDNS in place (DNSMessageView, DiscoveryDecoder.decodeInPlace,
-// DiscoveryTracker.ingest(_:message:capture:)). It must find exactly what the materialising
-// path finds: the same faults, records, names and, in the end, the same report.
+// There is one DNS parser, the checked view (DNSMessageView.check); DNSMessage is
+// materialised from it. These tests hold what it finds, on every capture and on mutated
+// messages, against an independent decoder written for the tests (ReferenceDNSDecoder), and
+// hold the decoder's two entry points (decode, decodeInPlace) and the tracker's two ingests
+// together: the same packets, faults, statistics and, in the end, the same report.
 
 enum InPlaceSupport {
     static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -45,10 +47,8 @@ struct InPlaceDecodingTests {
         }
     }
 
-    @Test(
-        "DNSMessageView finds what DNSMessage.decodePartial decodes, packet by packet",
-        arguments: InPlaceSupport.captures())
-    func viewMatchesDecode(_ url: URL) throws {
+    @Test("decode and decodeInPlace give the same packets, faults and views", arguments: InPlaceSupport.captures())
+    func entryPointsAgree(_ url: URL) throws {
         guard let full = InPlaceSupport.open(url), let inPlace = InPlaceSupport.open(url) else { return }
         var a = DiscoveryDecoder(linkType: full.linkType)
         var b = DiscoveryDecoder(linkType: inPlace.linkType)
@@ -61,7 +61,7 @@ struct InPlaceDecodingTests {
             }
         }
         var index = 0
-        var checked = 0
+        var viewed = 0
         _ = inPlace.forEachRecord { frame, header, bytes in
             b.decodeInPlace(
                 frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength
@@ -73,60 +73,61 @@ struct InPlaceDecodingTests {
                     return
                 }
                 let m = materialised[index]
+                let place = "\(url.lastPathComponent) frame \(m.frame)"
                 #expect(packet.frame == m.frame)
-                #expect(packet.error == m.error, "\(url.lastPathComponent) frame \(m.frame)")
+                #expect(packet.error == m.error, "\(place)")
                 #expect(packet.legacyUnicast == m.legacyUnicast)
                 #expect(packet.isMDNS == m.isMDNS)
-                #expect((view != nil) == (m.mdns != nil), "\(url.lastPathComponent) frame \(m.frame)")
-                if let view, let message = m.mdns {
-                    Self.compare(view, message, where: "\(url.lastPathComponent) frame \(m.frame)")
-                    checked += 1
-                }
+                #expect(packet.mdns == nil && packet.withMessageView { $0 == nil }, "in-place packets keep no bytes")
+                #expect((view != nil) == (m.mdns != nil), "\(place)")
+                // The materialised packet's kept bytes give the view decodeInPlace gave.
+                let kept = m.withMessageView { $0.map(ViewSummary.init) }
+                #expect(kept == view.map(ViewSummary.init), "\(place)")
+                if kept != nil { viewed += 1 }
             }
         }
         #expect(index == materialised.count)
         #expect(a.statistics == b.statistics)
-        #expect(checked == materialised.filter { $0.mdns != nil }.count)
+        #expect(viewed == materialised.filter { $0.mdns != nil }.count)
     }
 
-    /// Every question and record of the view against the decoded message.
-    static func compare(_ view: DNSMessageView, _ m: DNSMessage, where place: String) {
-        #expect(view.id == m.id && view.flags == m.flags, "\(place)")
-        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
-        defer { scratch.deallocate() }
-        var questions: [(wire: [UInt8], type: DNSRecordType, qu: Bool)] = []
-        view.forEachQuestion { q in
-            questions.append((Array(view.name(at: q.nameOffset, into: scratch)), q.type, q.unicastResponse))
+    @Test(
+        "every mDNS message of every capture is what the reference decoder makes of it",
+        arguments: InPlaceSupport.captures())
+    func capturesMatchReference(_ url: URL) throws {
+        guard let file = InPlaceSupport.open(url) else { return }
+        var decoder = DiscoveryDecoder(linkType: file.linkType)
+        var compared = 0
+        _ = file.forEachRecord { frame, header, bytes in
+            guard
+                let p = decoder.decode(
+                    frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength),
+                let (message, base) = p.withMessageView({ v in v.map { (Array($0.message.bytes), $0.message.base) } })
+            else { return }
+            let (expected, fault) = ReferenceDNSDecoder.decodePartial(message, base: base)
+            #expect(p.mdns == expected, "\(url.lastPathComponent) frame \(frame)")
+            #expect(
+                p.error == fault.map { PacketError(layer: .dns, error: $0) }, "\(url.lastPathComponent) frame \(frame)")
+            compared += 1
         }
-        #expect(questions.count == m.questions.count, "\(place)")
-        for (q, d) in zip(questions, m.questions) {
-            #expect(q.wire == d.name.wire && q.type == d.type && q.qu == d.unicastResponse, "\(place)")
-        }
-        var records: [(DNSSection, DNSRecordView)] = []
-        view.forEachRecord { records.append(($0.section, $0)) }
-        let decoded = m.allRecords
-        #expect(records.count == decoded.count, "\(place)")
-        for ((section, r), (dSection, d)) in zip(records, decoded) {
-            #expect(section == dSection && r.type == d.type && r.ttl == d.ttl && r.rdlength == d.rdlength, "\(place)")
-            #expect(Array(view.name(at: r.nameOffset, into: scratch)) == d.name.wire, "\(place)")
-            switch d.data {
-            case .a(let a): #expect(view.ipv4(r) == a, "\(place)")
-            case .aaaa(let a): #expect(view.ipv6(r) == a, "\(place)")
-            case .name(let n):
-                #expect(Array(view.name(at: view.rdataNameOffset(r), into: scratch)) == n.wire, "\(place)")
-            case .srv(_, _, let port, let target):
-                #expect(view.srvPort(r) == port, "\(place)")
-                #expect(Array(view.name(at: view.rdataNameOffset(r), into: scratch)) == target.wire, "\(place)")
-            case .txt(let txt):
-                #expect(Array(view.rdata(r)) == txt.wire, "\(place)")
-                #expect(TXTRecord(wire: view.rdata(r)) == txt, "\(place)")
-            default: break
-            }
-        }
+        #expect(compared == decoder.statistics.mdnsPackets - Self.mdnsWithoutHeader(url))
     }
 
-    @Test("mutated messages: the same fault, at the same offset, after the same records")
-    func mutatedMessagesAgree() throws {
+    /// mDNS packets of `url` whose message has no whole header (or whose UDP failed).
+    static func mdnsWithoutHeader(_ url: URL) -> Int {
+        guard let file = InPlaceSupport.open(url) else { return 0 }
+        var decoder = DiscoveryDecoder(linkType: file.linkType)
+        var n = 0
+        _ = file.forEachRecord { frame, header, bytes in
+            decoder.decodeInPlace(
+                frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength
+            ) { p, view in if p.isMDNS && view == nil { n += 1 } }
+        }
+        return n
+    }
+
+    @Test("mutated messages: the reference decoder's fault, at its offset, after its records")
+    func mutatedMessagesMatchReference() throws {
         // The mDNS payloads of the project's captures, each mutated many times (seeded).
         var payloads: [[UInt8]] = []
         for url in InPlaceSupport.captures() where !url.path.contains("external") {
@@ -143,7 +144,9 @@ struct InPlaceDecodingTests {
         #expect(payloads.count >= 100)
         var rng = SplitMix(seed: 0x6361_7374)
         var faults = 0
+        var partial = 0
         var runs = 0
+        let index = DNSMessageIndex()
         for payload in payloads {
             for _ in 0..<25 {
                 var m = payload
@@ -164,26 +167,27 @@ struct InPlaceDecodingTests {
                     // A length byte or count made large.
                     if !m.isEmpty { m[Int(rng.next() % UInt64(m.count))] = 0xFF }
                 }
+                // A base as a UDP payload in a frame has: offsets in faults are frame-relative.
+                let base = 42
+                let (expected, fault) = ReferenceDNSDecoder.decodePartial(m, base: base)
                 m.withUnsafeBytes { raw in
-                    let cursor = ByteCursor(raw)
-                    let (decoded, e1) = DNSMessage.decodePartial(cursor)
-                    let (view, e2) = DNSMessageView.check(cursor)
-                    #expect(e1 == e2)
-                    #expect((decoded == nil) == (view == nil))
-                    if let decoded, let view {
-                        #expect(view.decodedCounts.0 == decoded.questions.count)
-                        #expect(view.recordCount(in: .answer) == decoded.answers.count)
-                        #expect(view.recordCount(in: .authority) == decoded.authorities.count)
-                        #expect(view.recordCount(in: .additional) == decoded.additionals.count)
-                        Self.compare(view, decoded, where: "mutation")
+                    let cursor = ByteCursor(raw, base: base)
+                    // Walking the message again, and reading the index the check filled.
+                    for (decoded, error) in [
+                        DNSMessage.decodePartial(cursor), DNSMessage.decodePartial(cursor, index: index),
+                    ] {
+                        #expect(error == fault)
+                        #expect(decoded == expected)
                     }
-                    if e1 != nil { faults += 1 }
-                    runs += 1
                 }
+                if fault != nil { faults += 1 }
+                if fault != nil, let e = expected, !(e.questions.isEmpty && e.allRecords.isEmpty) { partial += 1 }
+                runs += 1
             }
         }
-        // The mutations must exercise the fault paths, not only the happy one.
+        // The mutations must exercise the fault paths, and keep records before faults.
         #expect(faults > runs / 4)
+        #expect(partial > runs / 10)
     }
 
     @Test("the report is the same from the in-place and the materialising path", arguments: InPlaceSupport.captures())
@@ -221,6 +225,32 @@ struct InPlaceDecodingTests {
             r1.malformedFrames.map { "\($0.frame) \($0.reason)" }
                 == r2.malformedFrames.map { "\($0.frame) \($0.reason)" })
         #expect(r1.reflectedFrames == r2.reflectedFrames && r1.reflectedTTLs == r2.reflectedTTLs)
+    }
+}
+
+/// What a view found: header, and every question and record with its names expanded.
+struct ViewSummary: Equatable {
+    var id: UInt16
+    var flags: UInt16
+    var base: Int
+    var bytes: [UInt8]
+    var items: [[UInt8]] = []
+
+    init(_ view: DNSMessageView) {
+        id = view.id
+        flags = view.flags
+        base = view.message.base
+        bytes = Array(view.message.bytes)
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
+        defer { scratch.deallocate() }
+        var items: [[UInt8]] = []
+        view.forEachQuestion { q in
+            items.append(Array(view.name(at: q.nameOffset, into: scratch)) + [UInt8(q.type.rawValue & 0xFF)])
+        }
+        view.forEachRecord { r in
+            items.append(Array(view.name(at: r.nameOffset, into: scratch)) + Array(view.rdata(r)))
+        }
+        self.items = items
     }
 }
 

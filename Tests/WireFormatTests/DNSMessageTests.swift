@@ -125,10 +125,40 @@ struct DNSMessageTests {
             ([0, 16, 0, 1, 0, 0, 0, 1, 0, 9, 1], .truncated(offset: 23, needed: 9, available: 1)),
             // NSEC with a zero-length bitmap
             ([0, 47, 0, 1, 0, 0, 0, 1, 0, 3, 0, 0, 0], .invalid(offset: 24, field: .nsecBitmap)),
+            // NSEC whose bitmap says 9 bytes and has 1: the first missing byte
+            ([0, 47, 0, 1, 0, 0, 0, 1, 0, 4, 0, 0, 9, 0x40], .truncated(offset: 27, needed: 1, available: 0)),
+            // NSEC windows out of order
+            (
+                [0, 47, 0, 1, 0, 0, 0, 1, 0, 7, 0, 1, 1, 0x40, 0, 1, 0x40],
+                .invalid(offset: 27, field: .nsecBitmap)
+            ),
+            // SRV with rdlength 4: its port is outside the rdata
+            ([0, 33, 0, 1, 0, 0, 0, 1, 0, 4, 0, 0, 0, 0], .truncated(offset: 27, needed: 2, available: 0)),
+            // SRV whose target runs past rdlength
+            (
+                [0, 33, 0, 1, 0, 0, 0, 1, 0, 7, 0, 0, 0, 0, 0, 80, 1, 0x61, 0],
+                .invalid(offset: 29, field: .rdataOverrun(type: 33))
+            ),
+            // OPT with an option header cut in the rdata
+            ([0, 41, 0x05, 0xA0, 0, 0, 0, 0, 0, 3, 0, 4, 0], .truncated(offset: 25, needed: 2, available: 1)),
+            // HINFO with its OS string missing
+            ([0, 13, 0, 1, 0, 0, 0, 1, 0, 2, 1, 0x61], .truncated(offset: 25, needed: 1, available: 0)),
+            // AAAA with 4 bytes
+            (
+                [0, 28, 0, 1, 0, 0, 0, 1, 0, 4, 1, 2, 3, 4],
+                .invalid(offset: 21, field: .rdataLength(type: 28, length: 4))
+            ),
+            // the owner name's compression pointer goes forwards
+            ([0xC0, 0x20], .badPointer(offset: 12, target: 0x20)),
         ] as [([UInt8], DecodeError)])
     func badRData(tail: [UInt8], expected: DecodeError) {
-        let b = Fixtures.header(an: 1) + [0] + tail  // owner: root at offset 12
+        // Owner: root at offset 12 (the last case replaces it with a pointer).
+        let b = Fixtures.header(an: 1) + (tail.first == 0xC0 ? [] : [0]) + tail
         #expect(throws: expected) { try Fixtures.message(b) }
+        // In a frame, the same fault sits where the message does.
+        let (m, e) = b.withUnsafeBytes { DNSMessage.decodePartial(ByteCursor($0, base: 42)) }
+        #expect(e?.offset == expected.offset + 42)
+        #expect(m?.answers.isEmpty == true && m?.counts == [0, 1, 0, 0])
     }
 
     @Test("a decode error keeps the records before it")
@@ -137,8 +167,45 @@ struct DNSMessageTests {
         b += [0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 4, 192, 0, 2, 1]  // A . 192.0.2.1
         b += [0xC0, 0x40]  // forward pointer
         let (m, e) = b.withUnsafeBytes { DNSMessage.decodePartial(ByteCursor($0)) }
-        #expect(m?.answers.count == 1)
+        #expect(
+            m?.answers == [
+                DNSResourceRecord(name: .root, type: .a, ttl: 1, rdlength: 4, data: .a(IPv4Address(192, 0, 2, 1)))
+            ])
+        #expect(m?.counts == [0, 2, 0, 0])
         #expect(e == .badPointer(offset: 27, target: 0x40))
+    }
+
+    @Test("a packet from the materialising decoder reads its message again as a view")
+    func messageViewOfPacket() throws {
+        typealias F = LinkTestFrames
+        let frame = F.ethernet(.v4)
+        let (decoded, _) = decodeLinkTestFrame(.ethernet, frame)
+        let p = try expectCastResponse(decoded, flow: LinkTestIP.v4.flow)
+        let seen = p.withMessageView { view -> (id: UInt16, base: Int, bytes: [UInt8], types: [DNSRecordType])? in
+            guard let view else { return nil }
+            var types: [DNSRecordType] = []
+            view.forEachRecord { types.append($0.type) }
+            return (view.id, view.message.base, Array(view.message.bytes), types)
+        }
+        let v = try #require(seen)
+        #expect(v.id == 0 && v.types == [.ptr, .txt, .srv, .a])
+        #expect(v.base == 14 + 20 + 8 && v.bytes == linkTestCastResponse)
+
+        // Cut inside the second record: the view finds the same fault at the same frame offset.
+        let cut = Array(frame.prefix(14 + 20 + 8 + 120))
+        let (partial, _) = decodeLinkTestFrame(.ethernet, cut)
+        let q = try #require(partial)
+        let recheck = q.withMessageView { view in view.map { DNSMessageView.check($0.message).error } }
+        #expect(recheck == .some(q.error?.error) && q.error?.layer == .dns)
+        #expect(q.withMessageView { $0?.recordCount(in: .answer) } == 1)
+
+        // No view without a whole header, for a packet built by hand, or once the payload is replaced.
+        let (headerless, _) = decodeLinkTestFrame(.ethernet, Array(frame.prefix(14 + 20 + 8 + 5)))
+        #expect(try #require(headerless).withMessageView { $0 == nil })
+        var replaced = p
+        replaced.payload = .mdns(p.mdns)
+        #expect(replaced.withMessageView { $0 == nil })
+        #expect(replaced == p)
     }
 }
 
