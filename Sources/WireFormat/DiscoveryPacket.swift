@@ -158,6 +158,9 @@ public struct DiscoveryPacket: Hashable, Sendable {
                 message = m.map { .ssdp($0) } ?? .absent
             }
             if !(message == .absent && rare == nil) { setRare(message: message) }
+            // A message set as a value (a fixture, a message to send) is kept in wire format
+            // too, so that it is read through the one parser like a decoded one.
+            if case .mdns(let m?) = newValue { setMDNS(m, wire: m.wireFormat()) }
         }
     }
 
@@ -188,6 +191,11 @@ public struct DiscoveryPacket: Hashable, Sendable {
     mutating func setMDNS(_ message: DNSMessage, bytes: ByteCursor) {
         isMDNS = true
         setRare(message: .dns(message), messageBytes: MessageBytes(bytes: Array(bytes.bytes), base: bytes.base))
+    }
+
+    /// Sets the mDNS message with its wire format (offset 0 at its header).
+    private mutating func setMDNS(_ message: DNSMessage, wire: [UInt8]) {
+        setRare(message: .dns(message), messageBytes: MessageBytes(bytes: wire, base: 0))
     }
 
     /// Calls `body` with the mDNS message checked again in place over the bytes the packet

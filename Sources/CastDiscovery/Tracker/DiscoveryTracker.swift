@@ -91,12 +91,21 @@ public struct DiscoveryTracker {
     /// The state of the client at `address`, if it sent anything.
     func client(at address: IPAddress) -> ClientState? { clientSlot[address].map { clients[$0] } }
 
+    /// Adds one materialised discovery packet (in capture order): its mDNS message is read
+    /// through a view over the bytes the packet kept, so there is one way in for every message.
+    /// - Parameters:
+    ///   - packet: the decoded packet.
+    ///   - capture: the index of its capture file, for evidence references.
+    public mutating func ingest(_ packet: DiscoveryPacket, capture: Int) {
+        packet.withMessageView { view in ingest(packet, message: view, capture: capture) }
+    }
+
     /// Adds one discovery packet whose mDNS message is read in place (the analysis hot path,
     /// from ``DiscoveryDecoder/decodeInPlace(frame:timestamp:bytes:originalLength:_:)``).
     /// - Parameters:
     ///   - packet: the decoded packet.
-    ///   - message: its mDNS message as a view over borrowed bytes; `nil` to use the packet's
-    ///     decoded message (or for SSDP).
+    ///   - message: its mDNS message as a view over borrowed bytes; `nil` for SSDP (or an
+    ///     mDNS packet whose header did not decode).
     ///   - capture: the index of its capture file, for evidence references.
     public mutating func ingest(_ packet: DiscoveryPacket, message view: DNSMessageView?, capture: Int) {
         let frame = FrameRef(capture: capture, frame: packet.frame)
@@ -128,8 +137,6 @@ public struct DiscoveryTracker {
                     swap(&query, &reusedQuery)
                 }
             }
-        } else if let message = packet.mdns {
-            ingestDecoded(message, packet: packet, frame: frame)
         } else if let ssdp = packet.ssdp {
             ingestSSDP(ssdp, packet: packet, frame: frame)
         }

@@ -21,12 +21,10 @@ extension DiscoveryTracker {
         var txt: TXTData = .none
     }
 
-    /// TXT rdata as a record carries it: borrowed wire bytes (in-place path), or the index of
-    /// decoded strings in the list that comes with the records (so a record copies no reference).
+    /// TXT rdata as a record carries it: borrowed wire bytes (so a record copies no reference).
     enum TXTData {
         case none
         case wire(UnsafeRawBufferPointer)
-        case decoded(Int)
     }
 
     /// The answer and additional records of a message read in place.
@@ -57,10 +55,7 @@ extension DiscoveryTracker {
     }
 
     /// Adds a response's records.
-    /// - Parameter decodedTXT: the TXT rdata that ``TXTData/decoded(_:)`` refers to.
-    mutating func ingestResponse(
-        _ keyed: [KeyedRecord], txt decodedTXT: [[UInt8]] = [], packet: DiscoveryPacket, frame: FrameRef
-    ) {
+    mutating func ingestResponse(_ keyed: [KeyedRecord], packet: DiscoveryPacket, frame: FrameRef) {
         guard !keyed.isEmpty else { return }
         let now = packet.timestamp
         // Only live capture needs to know which instances and hosts a packet touched.
@@ -87,7 +82,7 @@ extension DiscoveryTracker {
             case .txt:
                 if events, !touched.contains(k.owner) { touched.append(k.owner) }
                 guard let slot = touchInstance(k.owner, packet: packet, frame: frame) else { continue }
-                instances[slot].noteTXT(ttl: ttl, k.txt, decoded: decodedTXT)
+                instances[slot].noteTXT(ttl: ttl, k.txt)
             case .a, .aaaa:
                 guard let address = k.address else { continue }
                 if events, !hostsTouched.contains(k.owner) { hostsTouched.append(k.owner) }

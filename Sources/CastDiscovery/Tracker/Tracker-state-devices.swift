@@ -102,14 +102,13 @@ extension DiscoveryTracker {
             srvPort = port
         }
 
-        /// Its TXT record (`decoded` holds the rdata that ``TXTData/decoded(_:)`` refers to).
+        /// Its TXT record.
         @inline(__always)
-        mutating func noteTXT(ttl: UInt32, _ data: TXTData, decoded: [[UInt8]]) {
+        mutating func noteTXT(ttl: UInt32, _ data: TXTData) {
             txtTTLs.noteDistinct(ttl)
             guard ttl > 0 else { return }
             switch data {
             case .wire(let bytes): update(txt: bytes)
-            case .decoded(let index): decoded[index].withUnsafeBytes { update(txt: $0) }
             case .none: break
             }
         }
