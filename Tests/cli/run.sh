@@ -30,11 +30,11 @@ check "unknown command exits 64 and names it" \
 
 run dump
 check "dump without a file exits 64" \
-  eval 'rc_is 64 && err_has "castscope: dump: no capture file given" && out_empty'
+  eval 'rc_is 64 && err_has "castscope dump: no capture file given" && out_empty'
 
 run dump --format xml captures/goodbye.pcap
 check "dump --format xml exits 64 and names the format" \
-  eval 'rc_is 64 && head -n1 "$T/err" | grep -q "^castscope: .*xml" && out_empty'
+  eval 'rc_is 64 && head -n1 "$T/err" | grep -q "^castscope dump: .*xml" && out_empty'
 
 run dump --format
 check "dump --format without a value exits 64" eval 'rc_is 64 && out_empty'
@@ -284,7 +284,7 @@ check "--max-devices 0 is a usage error" eval 'rc_is 64 && err_has "--max-device
 
 # ---------------------------------------------------------------- help
 run --help
-check "--help exits 0 with usage on stdout" eval 'rc_is 0 && out_has "USAGE:" && out_has "castscope dump" && [[ ! -s $T/err ]]'
+check "--help exits 0 with usage on stdout" eval 'rc_is 0 && out_has "USAGE:" && out_has "COMMANDS:" && out_has "  dump " && [[ ! -s $T/err ]]'
 run help dump
 check "help dump exits 0 with dump's usage" eval 'rc_is 0 && out_has "USAGE: castscope dump" && out_has "--format jsonl" && [[ ! -s $T/err ]]'
 run dump --help
