@@ -208,7 +208,7 @@ enum Completion {
         case .none: "-x"
         case .file: "-r -F"
         case .choices(let values): "-x -a '\(words(values))'"
-        case .interface: "-x -a '(__fish_print_interfaces)'"
+        case .interface: "-x -a 'any (__fish_print_interfaces)'"
         case .command: "-x -a '\(words(Commands.names))'"
         }
     }
