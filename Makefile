@@ -8,9 +8,13 @@ DEMO_CAPTURE := captures/multi-device.pcap
 # (setpriv, runuser), bsdutils (script: a terminal for the progress-line test) for the live-capture tests in network namespaces, time (/usr/bin/time: the hostile corpus bounds); python-zeroconf from
 # PyPI for the live tests' responders and sender.
 BUILD_PACKAGES := libpcap-dev
-TEST_PACKAGES := libpcap-dev tshark python3 python3-jsonschema chromium avahi-daemon iproute2 util-linux bsdutils time
+# zsh and fish check that their completion scripts parse, man-db and groff-base render the man
+# page (Tests/cli/completion.sh).
+TEST_PACKAGES := libpcap-dev tshark python3 python3-jsonschema chromium avahi-daemon iproute2 util-linux bsdutils time \
+	zsh fish man-db groff-base
 
-.PHONY: all build deps test-deps demo test unit lint cli html live schema golden golden-update differential hostile clean
+.PHONY: all build deps test-deps demo test unit lint cli html live schema golden golden-update differential hostile clean \
+	static install deb man
 
 all: build
 
@@ -37,6 +41,8 @@ unit: deps
 cli: build
 	Tests/cli/run.sh
 	Tests/cli/plist-extract.sh
+	Tests/cli/completion.sh
+	Tests/cli/install.sh
 
 html: build
 	Tests/html/check.sh
@@ -68,6 +74,8 @@ test: test-deps build lint
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/asan/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build/asan
 	Tests/cli/run.sh
 	Tests/cli/plist-extract.sh
+	Tests/cli/completion.sh
+	Tests/cli/install.sh
 	Tests/html/check.sh
 	Tests/live/run.sh
 	Tests/golden/run.sh
@@ -79,6 +87,40 @@ test: test-deps build lint
 
 clean:
 	rm -rf .build
+
+# The binary users install: the Swift runtime linked in (--static-swift-stdlib), so it runs
+# without the toolchain and `ldd` shows only libc, libstdc++, libm, libgcc_s and libpcap. Its own
+# scratch path keeps the normal release build as it is.
+PREFIX ?= /usr/local
+DESTDIR ?=
+STATIC_SCRATCH := .build/static
+STATIC_BIN := $(STATIC_SCRATCH)/release/castscope
+
+static: deps
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_SCRATCH)
+
+# bin/castscope, the man page and the bash, zsh and fish completions under $(DESTDIR)$(PREFIX).
+install: static
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 $(STATIC_BIN) $(DESTDIR)$(PREFIX)/bin/castscope
+	$(STATIC_BIN) help --man >$(DESTDIR)$(PREFIX)/share/man/man1/castscope.1
+	$(STATIC_BIN) completion bash >$(DESTDIR)$(PREFIX)/share/bash-completion/completions/castscope
+	$(STATIC_BIN) completion zsh >$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_castscope
+	$(STATIC_BIN) completion fish >$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/castscope.fish
+	chmod 644 $(DESTDIR)$(PREFIX)/share/man/man1/castscope.1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/castscope \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_castscope \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/castscope.fish
+
+# A Debian package of the same files under /usr, in .build/deb/ (scripts/make-deb.sh).
+deb: static
+	scripts/make-deb.sh $(STATIC_BIN) .build/deb
+
+# docs/castscope.1 from the specs (Tests/cli/completion.sh checks that it is current).
+man: build
+	$(BIN) help --man >docs/castscope.1
 
 # The benchmark of issue 6 (docs/performance.md): release build, then scripts/bench.
 # libFuzzer on the decoders and on whole capture files (issue 7): FUZZ_SECONDS each (600).

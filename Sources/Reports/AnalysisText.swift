@@ -7,9 +7,11 @@ public enum AnalysisText {
     /// The widest line the tables produce.
     public static let width = 100
 
-    public static func render(_ r: AnalysisReport) -> String {
-        var out = clip(Verdict(r.findings).line(r.findings)) + "\n"
-        out += findings(r)
+    /// - Parameter style: ``TextStyle/plain`` (the default) or coloured for a terminal.
+    public static func render(_ r: AnalysisReport, style: TextStyle = .plain) -> String {
+        let verdict = Verdict(r.findings)
+        var out = style.verdict(clip(verdict.line(r.findings)), verdict) + "\n"
+        out += findings(r, style: style)
         out += "\n"
         for c in r.captures {
             out += clip("Capture \(c.file)") + "\n" + clip("  " + AnalysisTables.captureLine(c)) + "\n"
@@ -46,13 +48,13 @@ public enum AnalysisText {
     }
 
     /// Findings by severity: code and title, then the detail, advice and evidence, wrapped.
-    static func findings(_ r: AnalysisReport) -> String {
+    static func findings(_ r: AnalysisReport, style: TextStyle = .plain) -> String {
         guard !r.findings.isEmpty else { return "" }
         var out = ""
         for severity in Severity.allCases {
             let group = r.findings.filter { $0.severity == severity }
             guard !group.isEmpty else { continue }
-            out += "\n\(severity.rawValue.uppercased())S\n"
+            out += "\n" + style.heading("\(severity.rawValue.uppercased())S", severity) + "\n"
             for f in group {
                 func words(_ s: String) -> [String] { s.split(separator: " ").map(String.init) }
                 out += wrap(["\(f.code):"] + words(f.title), first: "  * ", rest: "    ")

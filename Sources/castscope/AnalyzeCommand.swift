@@ -26,70 +26,17 @@ enum AnalyzeCommand {
         var files: [String] = []
         /// `--plist`: an Info.plist to cross-check (issue 4).
         var plist: String?
-        /// `-c N`: read at most N frames of each file.
-        var frameLimit: Int?
         /// `--fail-on`: exit 1 when a finding of this severity or worse exists.
         var failOn: Severity?
-    }
-
-    static func parse(_ arguments: [String]) -> Result<Options, UsageError> {
-        Result { () throws(UsageError) -> Options in
-            var o = Options()
-            var args = ArgumentScanner(arguments)
-            while let item = args.next() {
-                switch item {
-                case .operand(let file): o.files.append(file)
-                case .option(let name, let inline):
-                    switch name {
-                    case "-h", "--help": throw UsageError(message: nil)
-                    case "--merge": o.merge = true
-                    case "--quiet", "-q": o.quiet = true
-                    case "--no-filter": o.prefilter = false
-                    case "--format", "-f": o.format = try args.choice(name, inline, Format.self)
-                    case "-o", "--output": o.output = try args.value(name, inline)
-                    case "--session-gap":
-                        let v = try args.value(name, inline)
-                        guard let seconds = Double(v), seconds > 0, seconds < 1e9 else {
-                            throw UsageError(message: "--session-gap needs a positive number of seconds, not '\(v)'")
-                        }
-                        o.analysis.sessionGapNanoseconds = Int64(seconds * 1e9)
-                    case "--client":
-                        let v = try args.value(name, inline)
-                        guard let address = IPAddress(v) else {
-                            throw UsageError(message: "--client needs an IPv4 or IPv6 address, not '\(v)'")
-                        }
-                        o.analysis.clients.insert(address)
-                    case "--max-devices": o.analysis.capacity.devices = try count(name, try args.value(name, inline))
-                    case "--max-clients": o.analysis.capacity.clients = try count(name, try args.value(name, inline))
-                    case "--max-names": o.analysis.capacity.names = try count(name, try args.value(name, inline))
-                    case "--max-rows": o.analysis.capacity.rows = try count(name, try args.value(name, inline))
-                    case "--max-pairs": o.analysis.capacity.pairs = try count(name, try args.value(name, inline))
-                    case "--max-sessions":
-                        o.analysis.capacity.sessions = try count(name, try args.value(name, inline))
-                    case "--max-fragments":
-                        o.analysis.capacity.fragments = try count(name, try args.value(name, inline))
-                    case "--plist": o.plist = try args.value(name, inline)
-                    case "--fail-on": o.failOn = try FailOn.parse(try args.value(name, inline)).get()
-                    default: throw UsageError(message: "unknown option '\(name)'")
-                    }
-                }
-            }
-            if o.files.isEmpty { throw UsageError(message: "no capture file given") }
-            return o
-        }
-    }
-
-    /// A limit's value: a whole number from 1 to 100,000,000.
-    static func count(_ name: String, _ v: String) throws(UsageError) -> Int {
-        guard let n = Int(v), n >= 1, n <= 100_000_000 else {
-            throw UsageError(message: "\(name) needs a whole number from 1 to 100000000, not '\(v)'")
-        }
-        return n
+        /// `-c N`: stop after N frames of each capture (`nil`: read everything).
+        var frameLimit: Int?
+        /// `--color`: whether the text report is coloured.
+        var color = ColorChoice.auto
     }
 
     static func run(_ arguments: [String]) -> ExitStatus {
         let o: Options
-        switch parse(arguments).orUsage(command: "analyze", usage: analyzeUsage) {
+        switch spec.parseOrExit(arguments) {
         case .success(let parsed): o = parsed
         case .failure(let exit): return exit.status
         }
@@ -98,7 +45,7 @@ enum AnalyzeCommand {
         guard let report = analysis else { return status }
         let utf8: [UInt8]
         switch o.format {
-        case .text: utf8 = Array(AnalysisText.render(report).utf8)
+        case .text: utf8 = Array(AnalysisText.render(report, style: TextStyle(colored: o.colored)).utf8)
         case .json: utf8 = AnalysisJSON.renderUTF8(report)
         case .markdown: utf8 = Array(AnalysisMarkdown.render(report).utf8)
         }
@@ -160,48 +107,3 @@ enum AnalyzeCommand {
     }
 }
 
-let analyzeUsage = """
-    USAGE: castscope analyze [--format text|json|markdown] [-o FILE] [--session-gap S]
-                             [--client ADDR]... [--merge] [--plist Info.plist]
-                             [--fail-on warning|error] [--max-devices N] [--max-clients N]
-                             [--max-names N] [--max-sessions N] [--max-pairs N] [--max-rows N]
-                             [--max-fragments N] FILE...
-
-    Builds the Cast picture of the captures: which receivers were visible (mDNS and DIAL),
-    which hosts searched for them, and how fast each device answered each searcher.
-
-    OPTIONS:
-      --format text        Tables for a terminal (default; fits 100 columns).
-      --format json        The documented JSON contract, schema version 1 (docs/json-schema.md).
-      --format markdown    Tables that paste well into an issue tracker.
-      -o, --output FILE    Write the report to FILE instead of standard output.
-      --session-gap S      A Cast query after at least S seconds without one from the same
-                           client starts a new discovery session (default 60).
-      --client ADDR        Only this client (repeatable).
-      --merge              Treat several files as one timeline (default: each file is its own
-                           timeline; devices still merge by id).
-      --no-filter          Do not apply the lossless BPF prefilter.
-      -q, --quiet          No progress line (it is shown only on a terminal, for files that
-                           take more than a second). Several files are read in parallel.
-      --max-devices N      Keep at most N Cast instances (default 10000); when full, the oldest
-                           never seen with SRV or TXT makes room. Beyond: LIMIT_REACHED.
-      --max-clients N      Keep at most N clients (default 10000).
-      --max-names N        Keep at most N distinct DNS names (default 200000).
-      --max-sessions N     Match responses against at most N clients' sessions at once (default
-                           256; the client that queried least recently makes room).
-      --max-pairs N        Track at most N client × device pairs (default 200000).
-      --max-rows N         Keep at most N rows in each of the latency (session × device),
-                           response (client × device) and per-query tables (default 20000).
-      --max-fragments N    Reassemble at most N fragmented datagrams at once (default 64).
-      --plist FILE         Also check an iOS app's Info.plist (see castscope check-plist) and
-                           cross-check it: app IDs the capture shows being searched for or
-                           answered that it does not declare are PLIST_MISSING_APP_ID errors.
-    \(FailOn.help)
-      -h, --help           Show this help.
-
-    LATENCY:
-      firstAnswerMs  session start -> first PTR answer for the device that the client could
-                     receive (multicast, or unicast to it), under a name it asked for.
-      resolvedMs     session start -> the device's SRV, TXT and an address record all seen.
-      Missing values are null, with the reason.
-    """

@@ -10,7 +10,7 @@ import Reports
 
 /// `castscope check-plist`: does an iOS app's Info.plist let the Cast SDK discover devices?
 enum CheckPlistCommand {
-    enum Format: String {
+    enum Format: String, CaseIterable {
         case text, json
     }
 
@@ -18,48 +18,16 @@ enum CheckPlistCommand {
         var format = Format.text
         var appIDs: [String] = []
         var file: String?
+        /// `-o FILE`: standard output goes to FILE.
+        var output: String?
+        /// `-q`: print nothing; the exit status tells.
+        var quiet = false
     }
 
-    static func parse(_ arguments: [String]) -> Result<Options, UsageError> {
-        var o = Options()
-        var args = ArgumentScanner(arguments)
-        do throws(UsageError) {
-            while let item = args.next() {
-                switch item {
-                case .operand(let file):
-                    guard o.file == nil else {
-                        throw UsageError(message: "check one Info.plist at a time ('\(file)' is a second file)")
-                    }
-                    o.file = file
-                case .option(let name, let inline):
-                    switch name {
-                    case "-h", "--help": throw UsageError(message: nil)
-                    case "--format", "-f":
-                        let v = try args.value(name, inline)
-                        guard let f = Format(rawValue: v) else {
-                            throw UsageError(message: "unknown format '\(v)': use text or json")
-                        }
-                        o.format = f
-                    case "--app-id":
-                        let v = try args.value(name, inline)
-                        guard let id = InfoPlist.normalizedAppID(v) else {
-                            throw UsageError(message: "--app-id needs a receiver app ID such as CC1AD845, not '\(v)'")
-                        }
-                        o.appIDs.append(id)
-                    default: throw UsageError(message: "unknown option '\(name)'")
-                    }
-                }
-            }
-        } catch {
-            return .failure(error)
-        }
-        if o.file == nil { return .failure(UsageError(message: "no Info.plist given")) }
-        return .success(o)
-    }
 
     static func run(_ arguments: [String]) -> ExitStatus {
         let o: Options
-        switch parse(arguments).orUsage(command: "check-plist", usage: checkPlistUsage) {
+        switch spec.parseOrExit(arguments) {
         case .success(let parsed): o = parsed
         case .failure(let exit): return exit.status
         }
@@ -71,7 +39,9 @@ enum CheckPlistCommand {
         }
         let findings = plist.check(appIDs: o.appIDs)
         let shown = path == "-" ? "standard input" : path
+        if let failed = OutputFile.redirectStandardOutput(to: o.quiet ? nil : o.output) { return failed }
         switch o.format {
+        case _ where o.quiet: break
         case .text: Output.standardOutput.write(text(findings, file: shown))
         case .json: Output.standardOutput.write(json(findings, file: path, plist: plist, appIDs: o.appIDs))
         }
@@ -145,31 +115,3 @@ enum CheckPlistCommand {
         return w.output + "\n"
     }
 }
-
-let checkPlistUsage = """
-    USAGE: castscope check-plist [--app-id ID]... [--format text|json] Info.plist
-
-    Checks that an iOS app's Info.plist (XML or binary; `-` reads standard input) lets the
-    Google Cast SDK discover devices on iOS 14 and later:
-      - NSBonjourServices lists _googlecast._tcp                       (PLIST_MISSING_SERVICE)
-      - and _<APPID>._googlecast._tcp for each receiver app ID          (PLIST_MISSING_APP_ID)
-      - NSLocalNetworkUsageDescription is present and not blank  (PLIST_MISSING_USAGE_DESCRIPTION)
-      - the file is a property list dictionary with the right types     (PLIST_MALFORMED)
-    Each problem is a finding with a detail and the exact XML to add (docs/check-plist.md).
-
-    OPTIONS:
-      --app-id ID          Check the type of this receiver app ID (repeatable; letter case is
-                           ignored). Without it, the app IDs are inferred from NSBonjourServices
-                           entries _<ID>._googlecast._tcp (finding PLIST_NO_APP_ID if none).
-      --format text        A verdict line, then the findings by severity (default).
-      --format json        One line: {"schemaVersion":1,"file":…,"findings":[…]}, findings shaped
-                           as in analyze's JSON.
-      -h, --help           Show this help.
-
-    To cross-check against a capture (app IDs searched for or answered on the network), use
-    castscope analyze --plist Info.plist FILE.
-
-    EXIT STATUS:
-      0 no error found, 1 an error finding, 64 usage error, 65 the file is too large to be an
-      Info.plist, 66 the file does not exist or cannot be read.
-    """

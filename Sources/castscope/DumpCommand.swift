@@ -13,37 +13,19 @@ enum DumpCommand {
         var format = Format.text
         var prefilter = true
         var files: [String] = []
-        /// `-c N`: read at most N frames of each file.
+        /// `-c N`: stop after N frames of each capture (`nil`: read everything).
         var frameLimit: Int?
-    }
-
-    static func parse(_ arguments: [String]) -> Result<Options, UsageError> {
-        Result { () throws(UsageError) -> Options in
-            var o = Options()
-            var args = ArgumentScanner(arguments)
-            while let item = args.next() {
-                switch item {
-                case .operand(let file): o.files.append(file)
-                case .option(let name, let inline):
-                    switch name {
-                    case "-h", "--help": throw UsageError(message: nil)
-                    case "--no-filter": o.prefilter = false
-                    case "--format", "-f": o.format = try args.choice(name, inline, Format.self)
-                    default: throw UsageError(message: "unknown option '\(name)'")
-                    }
-                }
-            }
-            if o.files.isEmpty { throw UsageError(message: "no capture file given") }
-            return o
-        }
+        /// `-o FILE`: standard output goes to FILE.
+        var output: String?
     }
 
     static func run(_ arguments: [String]) -> ExitStatus {
         let options: Options
-        switch parse(arguments).orUsage(command: "dump", usage: dumpUsage) {
+        switch spec.parseOrExit(arguments) {
         case .success(let o): options = o
         case .failure(let exit): return exit.status
         }
+        if let failed = OutputFile.redirectStandardOutput(to: options.output) { return failed }
         var status = ExitStatus.success
         for path in options.files {
             let result = dump(path, options: options)
@@ -95,29 +77,5 @@ enum DumpCommand {
         // is damaged or uses something libpcap cannot read, and scripts should know.
         if case .error = end { return .dataError }
         return .success
-    }
-}
-
-/// A command-line mistake; `message == nil` means help was asked for.
-struct UsageError: Error {
-    var message: String?
-}
-
-extension Result where Failure == UsageError {
-    /// The parsed options, or the exit after printing: the usage on standard output for
-    /// `--help` (exit 0), or the mistake and the usage on standard error (exit 64).
-    func orUsage(command: String, usage: String) -> Result<Success, ExitStatusError> {
-        switch self {
-        case .success(let value):
-            return .success(value)
-        case .failure(let e):
-            if let message = e.message {
-                printError("\(command): \(message)")
-                Output.standardError.write(usage + "\n")
-                return .failure(ExitStatusError(status: .usage))
-            }
-            Output.standardOutput.write(usage + "\n")
-            return .failure(ExitStatusError(status: .success))
-        }
     }
 }

@@ -16,58 +16,15 @@ enum ExtractCommand {
         var output: String?
         var prefilter = true
         var files: [String] = []
-        /// `-c N`: read at most N frames of each file.
+        /// `-c N`: stop after N frames of each capture (`nil`: read everything).
         var frameLimit: Int?
-    }
-
-    static func parse(_ arguments: [String]) -> Result<Options, UsageError> {
-        var o = Options()
-        var args = ArgumentScanner(arguments)
-        do throws(UsageError) {
-            while let item = args.next() {
-                switch item {
-                case .operand(let file): o.files.append(file)
-                case .option(let name, let inline):
-                    switch name {
-                    case "-h", "--help": throw UsageError(message: nil)
-                    case "--no-filter": o.prefilter = false
-                    case "-o", "--output":
-                        let v = try args.value(name, inline)
-                        if v.isEmpty { throw UsageError(message: "\(name) needs a file name") }
-                        o.output = v
-                    default: throw UsageError(message: "unknown option '\(name)'")
-                    }
-                }
-            }
-        } catch {
-            return .failure(error)
-        }
-        if o.files.isEmpty { return .failure(UsageError(message: "no capture file given")) }
-        guard let output = o.output else {
-            return .failure(UsageError(message: "no output file given: use -o OUT.pcap"))
-        }
-        if o.files.filter({ $0 == "-" }).count > 1 {
-            return .failure(UsageError(message: "standard input ('-') can be read only once"))
-        }
-        if output != "-" {
-            var out = stat()
-            if stat(output, &out) == 0 {
-                for path in o.files where path != "-" {
-                    var input = stat()
-                    if stat(path, &input) == 0, input.st_dev == out.st_dev, input.st_ino == out.st_ino {
-                        return .failure(UsageError(message: "the output file \(output) is also an input"))
-                    }
-                }
-            }
-        } else if isatty(1) != 0 {
-            return .failure(UsageError(message: "refusing to write a capture to a terminal; redirect it"))
-        }
-        return .success(o)
+        /// `-q`: no summary line.
+        var quiet = false
     }
 
     static func run(_ arguments: [String]) -> ExitStatus {
         let o: Options
-        switch parse(arguments).orUsage(command: "extract", usage: extractUsage) {
+        switch spec.parseOrExit(arguments) {
         case .success(let parsed): o = parsed
         case .failure(let exit): return exit.status
         }
@@ -122,6 +79,7 @@ enum ExtractCommand {
                 return .cannotCreate
             }
             let fragments = written.frames - packets
+            if o.quiet { return status }
             Output.standardOutput.write(
                 "wrote \(TerminalText.sanitize(output)): \(written.frames) frames (\(packets) discovery packets"
                     + (fragments > 0 ? ", \(fragments) more IP fragment frames" : "") + ") from "
@@ -130,28 +88,3 @@ enum ExtractCommand {
         return status
     }
 }
-
-let extractUsage = """
-    USAGE: castscope extract [--no-filter] -o OUT.pcap FILE...
-
-    Writes only the Cast discovery packets of the captures (every packet castscope dump shows,
-    plus the IP fragment frames of reassembled discovery datagrams) to OUT.pcap, so a capture
-    can be shared without the rest of the traffic. Each frame keeps its bytes, captured and
-    original lengths and timestamp (the file is pcap with nanosecond timestamps, and the
-    captures' link type). castscope dump of OUT.pcap shows exactly the same packets, with new
-    frame numbers. Several files must share a link type and are merged by timestamp.
-
-    OPTIONS:
-      -o, --output FILE    The pcap to write (replaced if it exists; `-` writes standard output,
-                           not a terminal).
-      --no-filter          Do not apply the lossless BPF prefilter.
-      -h, --help           Show this help.
-
-    `-` reads a capture from standard input; each file is read once. A fragment is held in
-    memory until its datagram completes (at most 30 s of capture time, 256 MiB).
-
-    EXIT STATUS:
-      0 success, 64 usage error, 65 a file is not a readable capture, has an unsupported link
-      type, or the files' link types differ, 66 a file does not exist or cannot be opened,
-      73 the output file cannot be written.
-    """

@@ -4,18 +4,24 @@ import Pipeline
 /// `--fail-on warning|error`, shared by `analyze` and `report`: exit 1 when a finding of that
 /// severity or worse exists. Without the option, findings never change the exit status.
 enum FailOn {
-    /// The option's line for a command's `--help`.
-    static let help = """
-          --fail-on LEVEL      Exit 1 when a finding of LEVEL (warning or error) or worse exists;
-                               without it, findings do not change the exit status.
-        """
+    /// The option's help.
+    static let help =
+        "Exit 1 when a finding of LEVEL (warning or error) or worse exists; without it, findings do not "
+        + "change the exit status."
+
+    /// The values the option accepts.
+    static let levels = ["warning", "error"]
 
     /// Parses the option's value: `warning` or `error`.
     static func parse(_ value: String) -> Result<Severity, UsageError> {
         switch value {
         case "error": .success(.error)
         case "warning": .success(.warning)
-        default: .failure(UsageError(message: "--fail-on needs warning or error, not '\(value)'"))
+        default:
+            .failure(
+                UsageError(
+                    "--fail-on needs warning or error, not '\(value)'",
+                    suggestion: Suggest.closest(to: value, among: levels)))
         }
     }
 

@@ -13,7 +13,7 @@ import WireFormat
 /// `castscope live`: capture on interfaces, print discovery events as they happen, then the
 /// full analysis.
 enum LiveCommand {
-    enum Format: String {
+    enum Format: String, CaseIterable {
         case text, jsonl
     }
 
@@ -31,94 +31,10 @@ enum LiveCommand {
         var failOn: Severity?
     }
 
-    static func parse(_ arguments: [String]) -> Result<Options, UsageError> {
-        var o = Options()
-        var i = 0
-        while i < arguments.count {
-            var a = arguments[i]
-            i += 1
-            var inline: String?
-            if a.hasPrefix("--"), let eq = a.firstIndex(of: "=") {
-                inline = String(a[a.index(after: eq)...])
-                a = String(a[..<eq])
-            }
-            func value() -> String? {
-                if let inline { return inline }
-                guard i < arguments.count else { return nil }
-                defer { i += 1 }
-                return arguments[i]
-            }
-            func need(_ v: String?) -> Result<String, UsageError> {
-                v.map { .success($0) } ?? .failure(UsageError(message: "\(a) needs a value"))
-            }
-            switch a {
-            case "-h", "--help":
-                return .failure(UsageError(message: nil))
-            case "--list-interfaces", "-D":
-                o.listInterfaces = true
-            case "--promisc":
-                o.live.promiscuous = true
-            case "-i", "--interface", "--format", "-f", "--duration", "--count", "-c", "--write", "-w", "--filter",
-                "--buffer-size", "--user", "-Z", "--session-gap", "--client", "--fail-on":
-                let v: String
-                switch need(value()) {
-                case .failure(let e): return .failure(e)
-                case .success(let s): v = s
-                }
-                switch a {
-                case "-i", "--interface": o.interfaces.append(v)
-                case "--format", "-f":
-                    guard let f = Format(rawValue: v) else {
-                        return .failure(UsageError(message: "unknown format '\(v)': use text or jsonl"))
-                    }
-                    o.format = f
-                case "--duration":
-                    guard let s = Double(v), s > 0 else {
-                        return .failure(UsageError(message: "--duration needs a positive number of seconds"))
-                    }
-                    o.durationSeconds = s
-                case "--count", "-c":
-                    guard let n = Int(v), n > 0 else {
-                        return .failure(UsageError(message: "--count needs a positive number of packets"))
-                    }
-                    o.count = n
-                case "--write", "-w": o.write = v
-                case "--filter": o.filter = v
-                case "--buffer-size":
-                    guard let n = Int32(v), n >= 65536 else {
-                        return .failure(UsageError(message: "--buffer-size needs a number of bytes ≥ 65536"))
-                    }
-                    o.live.bufferSize = n
-                case "--user", "-Z": o.user = v
-                case "--session-gap":
-                    guard let s = Double(v), s > 0, s < 1e9 else {
-                        return .failure(UsageError(message: "--session-gap needs a positive number of seconds"))
-                    }
-                    o.analysis.sessionGapNanoseconds = Int64(s * 1e9)
-                case "--client":
-                    guard let address = IPAddress(v) else {
-                        return .failure(UsageError(message: "--client needs an IPv4 or IPv6 address, not '\(v)'"))
-                    }
-                    o.analysis.clients.insert(address)
-                default:
-                    switch FailOn.parse(v) {
-                    case .success(let s): o.failOn = s
-                    case .failure(let e): return .failure(e)
-                    }
-                }
-            default:
-                return .failure(UsageError(message: "unknown option or argument '\(a)'"))
-            }
-        }
-        if !o.listInterfaces, o.interfaces.isEmpty {
-            return .failure(UsageError(message: "name an interface with -i (see --list-interfaces)"))
-        }
-        return .success(o)
-    }
 
     static func run(_ arguments: [String]) -> ExitStatus {
         let o: Options
-        switch parse(arguments).orUsage(command: "live", usage: liveUsage) {
+        switch spec.parseOrExit(arguments) {
         case .success(let parsed): o = parsed
         case .failure(let exit): return exit.status
         }
@@ -221,39 +137,3 @@ enum LiveCommand {
         return .success
     }
 }
-
-let liveUsage = """
-    USAGE: castscope live -i IFACE [-i IFACE]... [--format text|jsonl] [--duration S] [--count N]
-                          [--write FILE.pcap] [--filter EXPR] [--promisc] [--buffer-size BYTES]
-                          [--user NAME] [--session-gap S] [--client ADDR]... [--fail-on warning|error]
-           castscope live --list-interfaces
-
-    Captures Cast discovery on live interfaces (like `tcpdump -i` that understands Cast), prints
-    events as they happen (a client starts a discovery session; a device appears, changes,
-    leaves or expires; a query goes unanswered), and when it stops (--duration, --count,
-    Ctrl-C or SIGTERM) prints the same analysis and findings as `castscope analyze`.
-
-    OPTIONS:
-      -i, --interface IFACE  Interface to capture on (repeatable; `any` for all on Linux).
-      --list-interfaces      List interfaces with their addresses and state, and exit.
-      --format text|jsonl    Events as text lines (default) or JSON lines (then the analysis as
-                             a last {"event":"analysis"} line).
-      --duration S           Stop after S seconds.   --count N   Stop after N packets.
-      --write FILE.pcap      Keep the captured packets (frame numbers match the events); flushed
-                             continuously and on exit, so nothing is lost on a signal.
-      --filter EXPR          A BPF expression that narrows the discovery filter further.
-      --promisc              Promiscuous mode (off by default).
-      --buffer-size BYTES    Kernel capture buffer (default 4 MiB).
-      --user NAME            SECURITY: after the interfaces and the output file are open, root
-                             privileges are dropped to NAME (default nobody) with setgroups,
-                             setgid and setuid, and the drop is verified, like tcpdump -Z.
-                             --user root keeps root.
-      --session-gap S, --client ADDR, --fail-on warning|error   As for analyze.
-
-    Capturing needs root, or the CAP_NET_RAW and CAP_NET_ADMIN capabilities. The kernel filter
-    keeps UDP 5353 and 1900, unicast SSDP answers from any port, and IP fragments.
-
-    EXIT STATUS: 0 stopped normally (1 with --fail-on), 64 usage or bad filter, 65 unsupported
-    link type, 66 no such interface, 69 interface down, 73 cannot create the output file,
-    74 capture error, 77 not permitted.
-    """

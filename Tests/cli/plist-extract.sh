@@ -131,6 +131,12 @@ run check-plist --app-id "a.b" "$T/good.plist"
 check "check-plist --app-id with a dot exits 64" eval 'rc_is 64 && out_empty'
 run check-plist "$T/good.plist" "$T/good.bplist"
 check "check-plist with two files exits 64" eval 'rc_is 64 && out_empty'
+run check-plist -q "$T/no-usage.bplist"
+check "check-plist -q: nothing printed, the exit status tells (1)" eval 'rc_is 1 && out_empty'
+run check-plist -q "$T/good.plist"
+check "check-plist -q on a good file: exit 0, nothing printed" eval 'rc_is 0 && out_empty'
+run check-plist --format json -o "$T/plist.json" "$T/good.plist"
+check "check-plist -o FILE writes the report there" eval 'rc_is 0 && out_empty && grep -q schemaVersion "$T/plist.json"'
 run check-plist --help
 check "check-plist --help exits 0 and lists the codes" \
   eval 'rc_is 0 && out_has "PLIST_MISSING_USAGE_DESCRIPTION" && out_has "--app-id"'

@@ -30,17 +30,87 @@ check "unknown command exits 64 and names it" \
 
 run dump
 check "dump without a file exits 64" \
-  eval 'rc_is 64 && err_has "castscope: dump: no capture file given" && out_empty'
+  eval 'rc_is 64 && err_has "castscope dump: no capture file given" && out_empty'
 
 run dump --format xml captures/goodbye.pcap
 check "dump --format xml exits 64 and names the format" \
-  eval 'rc_is 64 && head -n1 "$T/err" | grep -q "^castscope: .*xml" && out_empty'
+  eval 'rc_is 64 && head -n1 "$T/err" | grep -q "^castscope dump: .*xml" && out_empty'
 
 run dump --format
 check "dump --format without a value exits 64" eval 'rc_is 64 && out_empty'
 
 run dump --bogus captures/goodbye.pcap
 check "dump with an unknown option exits 64" eval 'rc_is 64 && err_has "--bogus" && out_empty'
+
+# ---------------------------------------------------------------- one grammar (issue 12)
+# A usage error is three lines on stderr: the mistake, the usage line, where to read more.
+run analyze --bogus x
+check "analyze --bogus x: exactly 3 lines on stderr, exit 64, nothing on stdout" \
+  eval 'rc_is 64 && [[ $(lines "$T/err") == 3 ]] && out_empty \
+    && [[ $(sed -n 1p "$T/err") == "castscope analyze: unknown option '"'"'--bogus'"'"'" ]] \
+    && [[ $(sed -n 2p "$T/err") == "USAGE: castscope analyze [OPTIONS] FILE..." ]] \
+    && [[ $(sed -n 3p "$T/err") == "See '"'"'castscope analyze --help'"'"'." ]]'
+run analyze --fromat json captures/goodbye.pcap
+check "analyze --fromat: did you mean '--format'?" \
+  eval 'rc_is 64 && [[ $(lines "$T/err") == 3 ]] && head -n1 "$T/err" | grep -qF "(did you mean '"'"'--format'"'"'?)"'
+run analyze -merge captures/goodbye.pcap
+check "analyze -merge: did you mean '--merge'?" eval 'rc_is 64 && err_has "(did you mean '"'"'--merge'"'"'?)"'
+run analyze --format jsn captures/goodbye.pcap
+check "analyze --format jsn: did you mean 'json'?" eval 'rc_is 64 && err_has "did you mean '"'"'json'"'"'"'
+run anlyze captures/goodbye.pcap
+check "anlyze: unknown command, did you mean 'analyze'?, exit 64, 3 lines" \
+  eval 'rc_is 64 && [[ $(lines "$T/err") == 3 ]] && err_has "unknown command '"'"'anlyze'"'"' (did you mean '"'"'analyze'"'"'?)" && out_empty'
+run help nosuch
+check "help nosuch: exit 64, lists the commands" \
+  eval 'rc_is 64 && [[ $(lines "$T/err") == 3 ]] && err_has "nosuch" && err_has "analyze, report" && out_empty'
+for c in analyze report check-plist extract live dump completion; do
+  run help "$c"
+  cp "$T/out" "$T/help-$c"
+  run "$c" --help
+  check "help $c is $c --help (exit 0, NAME, USAGE, OPTIONS, -h)" \
+    eval 'rc_is 0 && cmp -s "$T/out" "$T/help-$c" && out_has "NAME: castscope $c" && out_has "USAGE: castscope $c" \
+      && out_has "-h, --help" && [[ ! -s $T/err ]]'
+  check "help $c fits 100 columns" \
+    python3 -c 'import sys; sys.exit(any(len(l.rstrip("\n")) > 100 for l in open(sys.argv[1], encoding="utf-8")))' "$T/out"
+done
+run help live
+check "help live documents -c, -w and the limits" eval 'out_has "-c, --count N" && out_has "-w, --write FILE" && out_has "--max-devices N"'
+run analyze --max-devices=5 --session-gap=30 -qc5 -- captures/goodbye.pcap
+check "--name=value, short clusters with a value (-qc5) and -- parse" eval 'rc_is 0 && out_has "Devices"'
+run analyze --merge=yes captures/goodbye.pcap
+check "a flag given a value is a usage error" eval 'rc_is 64 && err_has "--merge takes no value"'
+run analyze captures/goodbye.pcap
+cp "$T/out" "$T/plain.txt"
+run analyze -r captures/goodbye.pcap
+check "-r FILE reads the capture like an operand" eval 'rc_is 0 && cmp -s "$T/out" "$T/plain.txt"'
+run dump -r captures/goodbye.pcap -o "$T/dump.txt"
+check "dump -r FILE -o OUT writes the dump to OUT" \
+  eval 'rc_is 0 && out_empty && grep -q "^file captures/goodbye.pcap" "$T/dump.txt"'
+cp captures/goodbye.pcap "$T/self.pcap"
+run dump -o "$T/self.pcap" "$T/self.pcap"
+check "dump -o an input is refused (64) and the input kept" eval 'rc_is 64 && cmp -s "$T/self.pcap" captures/goodbye.pcap'
+run analyze --color always captures/goodbye.pcap
+check "--color always colours the verdict line" eval 'rc_is 0 && head -n1 "$T/out" | grep -q $'"'"'^\e\[1;3[123]m'"'"''
+check "… and nothing else changes once the colours are removed" \
+  eval 'cmp -s <(sed "s/\x1b\[[0-9;]*m//g" "$T/out") "$T/plain.txt"'
+run analyze --color auto captures/goodbye.pcap
+check "--color auto: no colour into a file or pipe" eval 'cmp -s "$T/out" "$T/plain.txt"'
+if command -v script >/dev/null; then
+  script -qec "$BIN analyze captures/goodbye.pcap" /dev/null >"$T/tty" 2>&1
+  check "on a terminal the verdict is coloured" eval 'grep -q $'"'"'\e\[1;3[123]m'"'"' "$T/tty"'
+  NO_COLOR=1 script -qec "$BIN analyze captures/goodbye.pcap" /dev/null >"$T/tty" 2>&1
+  check "NO_COLOR=1 on a terminal: no colour" eval '! grep -q $'"'"'\e\['"'"' "$T/tty"'
+fi
+run analyze --color sometimes captures/goodbye.pcap
+check "--color sometimes is a usage error" eval 'rc_is 64 && err_has "auto, always or never"'
+run extract -q -o "$T/q.pcap" captures/goodbye.pcap
+check "extract -q: no summary line, the file written" eval 'rc_is 0 && out_empty && [[ -s $T/q.pcap ]]'
+run report -q --format markdown captures/goodbye.pcap
+check "report -q works" eval 'rc_is 0 && out_has "#"'
+run completion bash
+check "completion bash prints the script" eval 'rc_is 0 && out_has "complete -F _castscope castscope"'
+run completion
+check "completion without a shell exits 64" eval 'rc_is 64 && [[ $(lines "$T/err") == 3 ]]'
 
 # ---------------------------------------------------------------- files that cannot be read
 run dump "$T/does-not-exist.pcap"
@@ -284,7 +354,7 @@ check "--max-devices 0 is a usage error" eval 'rc_is 64 && err_has "--max-device
 
 # ---------------------------------------------------------------- help
 run --help
-check "--help exits 0 with usage on stdout" eval 'rc_is 0 && out_has "USAGE:" && out_has "castscope dump" && [[ ! -s $T/err ]]'
+check "--help exits 0 with usage on stdout" eval 'rc_is 0 && out_has "USAGE:" && out_has "COMMANDS:" && out_has "  dump " && [[ ! -s $T/err ]]'
 run help dump
 check "help dump exits 0 with dump's usage" eval 'rc_is 0 && out_has "USAGE: castscope dump" && out_has "--format jsonl" && [[ ! -s $T/err ]]'
 run dump --help

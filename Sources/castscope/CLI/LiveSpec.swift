@@ -1,0 +1,110 @@
+/// `castscope live`'s command line.
+extension LiveCommand {
+    static var spec: CommandSpec<Options> {
+        CommandSpec(
+            name: "live",
+            abstract: "Capture on interfaces (as root) and show discovery events as they happen.",
+            otherSynopses: ["--list-interfaces"],
+            discussion: """
+                Captures Cast discovery on live interfaces (like `tcpdump -i` that understands Cast), prints
+                events as they happen (a client starts a discovery session; a device appears, changes,
+                leaves or expires; a query goes unanswered), and when it stops (--duration, --count,
+                Ctrl-C or SIGTERM) prints the same analysis and findings as `castscope analyze`.
+                """,
+            groups: [
+                OptionGroup(
+                    "CAPTURE",
+                    [
+                        .value(
+                            "--interface", short: "-i", name: "IFACE",
+                            help: "Interface to capture on (repeatable; `any` for all on Linux).",
+                            completion: .interface, repeatable: true, required: true
+                        ) { o, v in o.interfaces.append(v) },
+                        .flag(
+                            "--list-interfaces", short: "-D",
+                            help: "List interfaces with their addresses and state, and exit."
+                        ) { $0.listInterfaces = true },
+                        .value(
+                            "--filter", name: "EXPR",
+                            help: "A BPF expression that narrows the discovery filter further."
+                        ) { o, v in o.filter = v },
+                        .flag("--promisc", help: "Promiscuous mode (off by default).") { $0.live.promiscuous = true },
+                        .value("--buffer-size", name: "BYTES", help: "Kernel capture buffer (default 4 MiB).") {
+                            o, v throws(UsageError) in
+                            guard let n = Int32(v), n >= 65536 else {
+                                throw UsageError("--buffer-size needs a number of bytes ≥ 65536, not '\(v)'")
+                            }
+                            o.live.bufferSize = n
+                        },
+                        .value(
+                            "--user", short: "-Z", name: "NAME",
+                            help: "SECURITY: after the interfaces and the output file are open, root privileges "
+                                + "are dropped to NAME (default nobody) with setgroups, setgid and setuid, and the "
+                                + "drop is verified, like tcpdump -Z. --user root keeps root."
+                        ) { o, v in o.user = v },
+                    ]),
+                OptionGroup(
+                    "STOP",
+                    [
+                        .value("--duration", name: "S", help: "Stop after S seconds.") { o, v throws(UsageError) in
+                            guard let s = Double(v), s > 0 else {
+                                throw UsageError("--duration needs a positive number of seconds, not '\(v)'")
+                            }
+                            o.durationSeconds = s
+                        },
+                        .value("--count", short: "-c", name: "N", help: "Stop after N packets, as tcpdump -c does.") {
+                            o, v throws(UsageError) in
+                            o.count = try CommonOptions.positiveCount("--count", v)
+                        },
+                    ]),
+                OptionGroup(
+                    "OUTPUT",
+                    [
+                        .choice("--format", aliases: ["-f"], name: "FORMAT", \.format),
+                        .value(
+                            "--write", short: "-w", name: "FILE",
+                            help: "Keep the captured packets in this pcap, as tcpdump -w does (frame numbers match "
+                                + "the events); flushed continuously and on exit, so nothing is lost on a signal.",
+                            completion: .file
+                        ) { o, v in o.write = v },
+                    ]),
+                OptionGroup(
+                    "ANALYSIS",
+                    [
+                        CommonOptions.sessionGap(\.analysis), CommonOptions.client(\.analysis),
+                        CommonOptions.failOn(\.failOn),
+                    ]),
+                CommonOptions.limits(\.analysis),
+            ],
+            sections: [
+                HelpSection(
+                    title: "PRIVILEGES",
+                    body: """
+                          Capturing needs root, or the CAP_NET_RAW and CAP_NET_ADMIN capabilities. The kernel
+                          filter keeps UDP 5353 and 1900, unicast SSDP answers from any port, and IP fragments.
+                        """),
+                HelpSection(
+                    title: "EXIT STATUS",
+                    body: """
+                          0 stopped normally (1 with --fail-on), 64 usage or bad filter, 65 unsupported link type,
+                          66 no such interface, 69 interface down, 73 cannot create the output file, 74 capture
+                          error, 77 not permitted.
+                        """),
+            ],
+            defaults: Options(),
+            validate: { o throws(UsageError) in
+                if !o.listInterfaces, o.interfaces.isEmpty {
+                    throw UsageError("name an interface with -i (see --list-interfaces)")
+                }
+            })
+    }
+}
+
+extension LiveCommand.Format: ChoiceValue {
+    var help: String {
+        switch self {
+        case .text: "Events as text lines (default)."
+        case .jsonl: "Events as JSON lines, then the analysis as a last {\"event\":\"analysis\"} line."
+        }
+    }
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# `make install` and `make deb`: the static release build (built once here, reused by both),
+# installed under a temporary PREFIX with its man page and completions, no libswift* in its
+# `ldd`; then the Debian package: its file list, its Depends, and a binary that runs once
+# unpacked with `dpkg -x` (--version, analyze of captures/multi-device.pcap).
+# Prints `ok …` / `FAIL …` per check, then `install: N passed, M failed`.
+# Usage: Tests/cli/install.sh   (slow the first time: a whole release build)
+set -u
+
+SUITE=install
+# lib.sh wants a binary; the one checked here is the static build, made below.
+CASTSCOPE=${CASTSCOPE:-.build/release/castscope}
+[[ -x $CASTSCOPE ]] || CASTSCOPE=/bin/true
+# shellcheck source=Tests/cli/lib.sh
+source "$(dirname "$0")/lib.sh" || exit 2
+RC=0
+: >"$T/err"
+
+FILES="bin/castscope share/man/man1/castscope.1 share/bash-completion/completions/castscope
+share/zsh/site-functions/_castscope share/fish/vendor_completions.d/castscope.fish"
+
+if ! make --no-print-directory static >"$T/build.log" 2>&1; then
+    fail "make static: $(tail -n 5 "$T/build.log" | tr '\n' '|')"
+    summary
+    exit 1
+fi
+
+PREFIX=$T/prefix
+check "make install PREFIX=… succeeds" eval 'make --no-print-directory install PREFIX="$PREFIX" >"$T/install.log" 2>&1'
+missing=""
+for f in $FILES; do [[ -s $PREFIX/$f ]] || missing="$missing $f"; done
+check "it installs the binary, the man page and the three completions" \
+    eval '[[ -z "$missing" ]] || { echo "missing:$missing" >"$T/err"; false; }'
+check "the installed binary is executable" test -x "$PREFIX/bin/castscope"
+ldd "$PREFIX/bin/castscope" >"$T/ldd" 2>&1
+check "ldd shows no libswift* (the Swift runtime is linked in)" \
+    eval '! grep -q libswift "$T/ldd" && grep -q libpcap "$T/ldd" || { cp "$T/ldd" "$T/err"; false; }'
+check "the installed man page is docs/castscope.1" cmp -s "$PREFIX/share/man/man1/castscope.1" docs/castscope.1
+check "the installed bash completion is the binary's" \
+    eval 'cmp -s "$PREFIX/share/bash-completion/completions/castscope" <("$PREFIX/bin/castscope" completion bash)'
+"$PREFIX/bin/castscope" analyze captures/multi-device.pcap >"$T/installed.txt" 2>"$T/err"
+RC=$?
+check "the installed binary analyses captures/multi-device.pcap" \
+    eval '[[ $RC == 0 ]] && grep -q "^Devices" "$T/installed.txt"'
+
+# ---------------------------------------------------------------- Debian package
+if make --no-print-directory deb >"$T/deb.log" 2>&1; then
+    DEB=$(tail -n1 "$T/deb.log")
+    ok "make deb builds $DEB"
+    dpkg-deb --contents "$DEB" >"$T/contents"
+    missing=""
+    for f in $FILES; do grep -q " \./usr/$f\$" "$T/contents" || missing="$missing $f"; done
+    check "dpkg-deb --contents lists the binary, the man page and the completions under /usr" \
+        eval '[[ -z "$missing" ]] || { echo "missing:$missing" >"$T/err"; false; }'
+    depends=$(dpkg-deb --field "$DEB" Depends)
+    check "Depends names libpcap0.8 and libc6 ($depends)" eval '[[ $depends == *libpcap0.8* && $depends == *libc6* ]]'
+    check "Package is castscope, Version the binary's" \
+        eval '[[ $(dpkg-deb --field "$DEB" Package) == castscope ]] && [[ "castscope $(dpkg-deb --field "$DEB" Version)" == "$("$PREFIX/bin/castscope" --version)" ]]'
+    dpkg -x "$DEB" "$T/unpacked"
+    "$T/unpacked/usr/bin/castscope" --version >"$T/out" 2>"$T/err"
+    RC=$?
+    check "dpkg -x: the unpacked binary runs (--version)" eval '[[ $RC == 0 ]] && grep -q "^castscope [0-9]" "$T/out"'
+    "$T/unpacked/usr/bin/castscope" analyze captures/multi-device.pcap >"$T/out" 2>"$T/err"
+    RC=$?
+    check "dpkg -x: the unpacked binary analyses captures/multi-device.pcap, as installed" \
+        eval '[[ $RC == 0 ]] && cmp -s "$T/out" "$T/installed.txt"'
+else
+    fail "make deb: $(tail -n 5 "$T/deb.log" | tr '\n' '|')"
+fi
+
+summary
