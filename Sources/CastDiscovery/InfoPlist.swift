@@ -260,7 +260,7 @@ public struct InfoPlist: Sendable {
         for p in problems {
             findings.append(
                 Finding(
-                    code: "PLIST_MALFORMED", severity: .error, title: p.title, detail: p.detail,
+                    code: .plistMalformed, severity: .error, title: p.title, detail: p.detail,
                     advice: p.advice))
         }
         guard isDictionary else { return findings }
@@ -287,7 +287,7 @@ public struct InfoPlist: Sendable {
                 let absent = bonjourServices == nil
                 findings.append(
                     Finding(
-                        code: "PLIST_MISSING_SERVICE", severity: .error,
+                        code: .plistMissingService, severity: .error,
                         title: absent
                             ? "Info.plist has no \(Self.servicesKey): iOS 14+ will not let the app browse for Cast devices"
                             : "\(Self.servicesKey) does not list \(Self.castService)",
@@ -309,7 +309,7 @@ public struct InfoPlist: Sendable {
                 let near = nearMisses(of: type)
                 findings.append(
                     Finding(
-                        code: "PLIST_MISSING_APP_ID", severity: .error,
+                        code: .plistMissingAppID, severity: .error,
                         title: "\(Self.servicesKey) does not list \(type) (app ID \(id))",
                         detail: "The Cast SDK also browses for the receiver app's own type, \(type), to find "
                             + "devices that can run app \(id). On iOS 14 and later that browse is refused unless "
@@ -336,7 +336,7 @@ public struct InfoPlist: Sendable {
                 }
                 findings.append(
                     Finding(
-                        code: "PLIST_MISSING_APP_ID", severity: .error,
+                        code: .plistMissingAppID, severity: .error,
                         title: "App ID \(evidence.id) is used on the network but \(type) is not in \(Self.servicesKey)",
                         detail: "In the capture, \(seen.joined(separator: ", and ")). "
                             + "If the capture shows the iOS app this Info.plist belongs to, iOS 14 and later "
@@ -355,7 +355,7 @@ public struct InfoPlist: Sendable {
             let absent = usageDescriptionKind == nil
             findings.append(
                 Finding(
-                    code: "PLIST_MISSING_USAGE_DESCRIPTION", severity: .error,
+                    code: .plistMissingUsageDescription, severity: .error,
                     title: absent ? "Info.plist has no \(Self.usageKey)" : "\(Self.usageKey) is empty",
                     detail: "iOS 14 and later ask the user for Local Network permission before an app can discover "
                         + "Cast devices, and \(Self.usageKey) is the explanation shown in that prompt. "
@@ -369,7 +369,7 @@ public struct InfoPlist: Sendable {
             if ids.isEmpty && captured.isEmpty {
                 findings.append(
                     Finding(
-                        code: "PLIST_NO_APP_ID", severity: .info,
+                        code: .plistNoAppID, severity: .info,
                         title: "No app ID to check: the app's own \(Self.castService) subtype was not checked",
                         detail: "No app ID was given and \(Self.servicesKey) has no _<APPID>.\(Self.castService) "
                             + "entry to infer one from. The Cast SDK also browses for the receiver app's type "
@@ -397,7 +397,7 @@ public struct InfoPlist: Sendable {
             checked.append("\(Self.usageKey) is set (“\(usage)”)")
             findings.append(
                 Finding(
-                    code: "PLIST_OK", severity: .info,
+                    code: .plistOK, severity: .info,
                     title: "Info.plist has what Cast discovery needs on iOS 14 and later",
                     detail: "Checked: " + Self.sentenceList(checked) + ".",
                     advice: "Nothing to change. If the Cast button still finds nothing, capture the traffic and run "

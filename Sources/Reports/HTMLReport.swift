@@ -102,7 +102,7 @@ public enum HTMLReport {
         let e = HTMLText.escape
         var out = "<article class=\"finding \(f.severity.rawValue)\">\n"
         out += "<h4><span class=\"badge \(f.severity.rawValue)\">\(f.severity.rawValue)</span> "
-        out += "<code>\(e(f.code))</code> \(e(f.title))</h4>\n"
+        out += "<code>\(e(f.code.rawValue))</code> \(e(f.title))</h4>\n"
         if !f.detail.isEmpty { out += "<p class=\"detail\">\(e(f.detail))</p>\n" }
         if !f.advice.isEmpty { out += "<p class=\"advice\"><strong>What to do:</strong> \(e(f.advice))</p>\n" }
         var facts: [(String, String)] = []

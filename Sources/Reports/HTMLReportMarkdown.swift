@@ -59,7 +59,7 @@ public enum ReportMarkdown {
 
     static func finding(_ f: Finding, _ r: AnalysisReport) -> String {
         let e = AnalysisMarkdown.escape
-        var out = "- `\(AnalysisMarkdown.code(f.code))` **\(e(f.title))**\n"
+        var out = "- `\(AnalysisMarkdown.code(f.code.rawValue))` **\(e(f.title))**\n"
         if !f.detail.isEmpty { out += "  - \(e(f.detail))\n" }
         if !f.advice.isEmpty { out += "  - What to do: \(e(f.advice))\n" }
         if !f.frames.isEmpty {

@@ -140,7 +140,7 @@ enum CheckPlistCommand {
                 + first.title
         } else if let first = warnings.first {
             out = "WARN: \(file): \(n(warnings.count, "warning")): \(first.title)"
-        } else if findings.contains(where: { $0.code == "PLIST_NO_APP_ID" }) {
+        } else if findings.contains(where: { $0.code == .plistNoAppID }) {
             out = "OK: \(file) declares _googlecast._tcp and a usage description (no app ID checked)"
         } else {
             out = "OK: \(file) has what Cast discovery needs on iOS 14 and later"
@@ -151,7 +151,7 @@ enum CheckPlistCommand {
             guard !group.isEmpty else { continue }
             out += "\n\(severity.rawValue.uppercased())S\n"
             for f in group {
-                out += wrap("* \(f.code): \(f.title)", indent: "    ")
+                out += wrap("* \(f.code.rawValue): \(f.title)", indent: "    ")
                 out += wrap("    \(f.detail)", indent: "    ")
                 out += wrap("    Advice: \(f.advice)", indent: "    ")
             }

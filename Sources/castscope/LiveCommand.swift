@@ -300,7 +300,7 @@ enum LiveCommand {
         if dropped + interfaceDropped > 0 {
             findings.append(
                 Finding(
-                    code: "PACKETS_DROPPED", severity: .warning,
+                    code: .packetsDropped, severity: .warning,
                     title: "\(dropped + interfaceDropped) packets were dropped during the capture",
                     detail: "The kernel dropped \(dropped) and the interface \(interfaceDropped) packets "
                         + "(pcap_stats) because they were not read fast enough: some discovery traffic may be "

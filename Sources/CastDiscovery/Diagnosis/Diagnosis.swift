@@ -24,9 +24,9 @@ public enum Diagnosis {
         f += pathFindings(r)
         // At most `maximumFindingsPerCode` of one code (a flood of fake devices would otherwise
         // give one finding per client and device); the rest are counted in LIMIT_REACHED.
-        var perCode: [String: Int] = [:]
+        var perCode: [FindingCode: Int] = [:]
         var drops = r.limitDrops
-        var notListed: [String: Int] = [:]
+        var notListed: [FindingCode: Int] = [:]
         f = f.filter { finding in
             perCode[finding.code, default: 0] += 1
             guard perCode[finding.code]! > maximumFindingsPerCode else { return true }
@@ -43,7 +43,7 @@ public enum Diagnosis {
     public static let maximumFindingsPerCode = 20
 
     /// LIMIT_REACHED: what was dropped to stay within the limits, or `nil` if nothing was.
-    static func limitFinding(_ d: LimitDrops, capacity c: TrackerCapacity, notListed: [String: Int]) -> Finding? {
+    static func limitFinding(_ d: LimitDrops, capacity c: TrackerCapacity, notListed: [FindingCode: Int]) -> Finding? {
         guard !d.isEmpty else { return nil }
         var parts: [String] = []
         if d.devices > 0 {
@@ -91,12 +91,12 @@ public enum Diagnosis {
                     + "suppressed or missed list")
         }
         if d.findings > 0 {
-            let codes = notListed.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            let codes = notListed.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
             parts.append(
                 "\(d.findings) findings beyond \(maximumFindingsPerCode) of one kind not listed (\(codes))")
         }
         return Finding(
-            code: "LIMIT_REACHED", severity: .warning,
+            code: .limitReached, severity: .warning,
             title: "Some discovery state was dropped to keep memory bounded",
             detail: "The capture holds more than castscope keeps: " + parts.joined(separator: "; ")
                 + ". Everything else was analysed; devices, clients and latencies may be missing from the "
@@ -121,7 +121,7 @@ public enum Diagnosis {
                 let blind = c.mdnsPackets == 0
                 f.append(
                     Finding(
-                        code: "ENCRYPTED_WIFI", severity: blind ? .error : .warning,
+                        code: .encryptedWiFi, severity: blind ? .error : .warning,
                         title: "\(c.file) is an encrypted Wi-Fi capture: mDNS inside it cannot be read",
                         detail: "\(c.protectedWiFiFrames) of \(c.wifiDataFrames) 802.11 data frames have the Protected "
                             + "bit set. Multicast mDNS travels in group-key-encrypted frames, so without the network "
@@ -136,7 +136,7 @@ public enum Diagnosis {
             if c.truncated {
                 f.append(
                     Finding(
-                        code: "TRUNCATED_CAPTURE", severity: .info,
+                        code: .truncatedCapture, severity: .info,
                         title: "\(c.file) ends in the middle of a packet",
                         detail: "The capture file stops part-way through a record (the capture was killed or the "
                             + "disk filled up). The \(c.packets) complete frames before the cut were analysed.",
@@ -149,7 +149,7 @@ public enum Diagnosis {
             let reasons = Set(r.malformedFrames.map(\.reason)).sorted().prefix(3).joined(separator: "; ")
             f.append(
                 Finding(
-                    code: "MALFORMED_PACKETS", severity: .warning,
+                    code: .malformedPackets, severity: .warning,
                     title:
                         "\(r.malformedCount) discovery packet\(r.malformedCount == 1 ? "" : "s") could not be decoded",
                     detail: "mDNS or SSDP packets that are cut short or break the protocol's rules (\(reasons)). "
@@ -173,7 +173,7 @@ public enum Diagnosis {
             if encrypted || dialSearched { return [] }
             return [
                 Finding(
-                    code: "NO_MDNS_TRAFFIC", severity: .error, title: "No mDNS traffic at all in the capture",
+                    code: .noMDNSTraffic, severity: .error, title: "No mDNS traffic at all in the capture",
                     detail: "Not one UDP packet to or from port 5353 in \(r.captures.map(\.packets).reduce(0, +)) "
                         + "frames" + (ssdp > 0 ? " (there are \(ssdp) SSDP packets)." : ".")
                         + " Either the capture was taken on the wrong interface or with a filter that drops mDNS, "
@@ -188,7 +188,7 @@ public enum Diagnosis {
             let heard = r.devices.filter { $0.via.contains("mdns") }
             return [
                 Finding(
-                    code: "NO_CAST_QUERIES", severity: .error, title: "Nobody searched for Cast devices",
+                    code: .noCastQueries, severity: .error, title: "Nobody searched for Cast devices",
                     detail: "The capture has \(mdns) mDNS packets but no query for _googlecast._tcp.local or an "
                         + "app-ID subtype, and no DIAL search."
                         + (heard.isEmpty
@@ -228,7 +228,7 @@ public enum Diagnosis {
             if c.queries == 0, c.dialSearches > 0 {
                 f.append(
                     Finding(
-                        code: "DIAL_ONLY", severity: .warning,
+                        code: .dialOnly, severity: .warning,
                         title: "\(address) searched only with SSDP/DIAL, never with mDNS",
                         detail: "\(c.dialSearches) SSDP M-SEARCH for DIAL and no mDNS query for _googlecast._tcp. "
                             + "DIAL is the legacy discovery path: it needs the sender and the device in one VLAN "
@@ -245,7 +245,7 @@ public enum Diagnosis {
                 if mdnsDevices.isEmpty {
                     f.append(
                         Finding(
-                            code: "QUERIES_UNANSWERED", severity: .error,
+                            code: .queriesUnanswered, severity: .error,
                             title: "\(address) asked for Cast devices \(c.queries) times and got no answer",
                             detail: "No Cast device answered or announced itself anywhere in the capture: the "
                                 + "queries (\(queryNames(queries))) met silence. Typical causes: multicast blocked "
@@ -260,7 +260,7 @@ public enum Diagnosis {
                     let names = mdnsDevices.map { $0.friendlyName ?? $0.id }
                     f.append(
                         Finding(
-                            code: "CLIENT_NOT_ANSWERED", severity: .error,
+                            code: .clientNotAnswered, severity: .error,
                             title: "Cast devices are on the network but never answered \(address)",
                             detail: "\(address) sent \(c.queries) Cast quer\(c.queries == 1 ? "y" : "ies"), none "
                                 + "answered within 1 s, while \(list(names)) "
@@ -289,7 +289,7 @@ public enum Diagnosis {
                     }
                     f.append(
                         Finding(
-                            code: "APP_ID_UNANSWERED", severity: .error,
+                            code: .appIDUnanswered, severity: .error,
                             title:
                                 "No device answered for app ID \(capped(missing)) asked by \(address)",
                             detail: "\(address) searched for _\(missing[0])._sub._googlecast._tcp.local and no "
@@ -313,7 +313,7 @@ public enum Diagnosis {
                 let reason = rows.compactMap(\.resolvedMissing).first ?? "the records never arrived"
                 f.append(
                     Finding(
-                        code: "INCOMPLETE_RESOLUTION", severity: .error,
+                        code: .incompleteResolution, severity: .error,
                         title: "\(device.friendlyName ?? device.id) was found by \(address) but never resolved",
                         detail: "The PTR for \(device.instance ?? device.id) reached \(address), but it \(reason). "
                             + "Without SRV, TXT and an address the sender cannot connect or show the device.",
@@ -335,7 +335,7 @@ public enum Diagnosis {
                 let devices = Array(Set(slow.map(\.device))).sorted()
                 f.append(
                     Finding(
-                        code: "SLOW_RESPONSE", severity: .warning,
+                        code: .slowResponse, severity: .warning,
                         title: "Slow answers to \(address): up to \(ms(worst[0].delay)) ms",
                         detail: "\(slow.count) answer\(slow.count == 1 ? "" : "s") from "
                             + "\(list(devices.map { byID[$0]?.friendlyName ?? $0 })) came more than "
@@ -353,7 +353,7 @@ public enum Diagnosis {
             if storm.count >= stormIntervals {
                 f.append(
                     Finding(
-                        code: "QUERY_STORM", severity: .warning,
+                        code: .queryStorm, severity: .warning,
                         title: "\(address) queries faster than RFC 6762 allows",
                         detail: "\(storm.count) of its query intervals were shorter than "
                             + "\(Int(fastIntervalMs)) ms; RFC 6762 §5.2 wants at least 1 s between the first two "
@@ -366,7 +366,7 @@ public enum Diagnosis {
             if c.legacyUnicast {
                 f.append(
                     Finding(
-                        code: "LEGACY_UNICAST", severity: .info,
+                        code: .legacyUnicast, severity: .info,
                         title: "\(address) sends legacy unicast queries (not from port 5353)",
                         detail: "Its queries come from an ephemeral port, so devices answer with unicast, TTLs of at "
                             + "most 10 s and no continuous monitoring (RFC 6762 §6.7). That is how one-shot tools "
@@ -398,7 +398,7 @@ public enum Diagnosis {
                     let what = (missing.map { "TXT key `\($0)`" } + (d.port == 0 ? ["a non-zero SRV port"] : []))
                     f.append(
                         Finding(
-                            code: "TXT_MISSING_REQUIRED", severity: .error,
+                            code: .txtMissingRequired, severity: .error,
                             title: "\(name) lacks \(what.joined(separator: " and ")): senders ignore it",
                             detail: "Chrome and the Cast SDKs drop a receiver whose TXT record has no `id` or no "
                                 + "`fn`, or whose SRV port is 0. \(d.instance ?? d.id) announced "
@@ -413,7 +413,7 @@ public enum Diagnosis {
             {
                 f.append(
                     Finding(
-                        code: "NO_IPV4_ADDRESS", severity: .warning,
+                        code: .noIPv4Address, severity: .warning,
                         title: "\(name) resolves only to IPv6",
                         detail:
                             "Its host \(d.host ?? "?") has only AAAA records (\(list(d.addresses.map(\.description)))). "
@@ -425,7 +425,7 @@ public enum Diagnosis {
             if let left = d.leftAt {
                 f.append(
                     Finding(
-                        code: "DEVICE_LEFT", severity: .info, title: "\(name) said goodbye",
+                        code: .deviceLeft, severity: .info, title: "\(name) said goodbye",
                         detail: "It sent its records with TTL 0 at \(clock(left)) (it was switched off, left the "
                             + "network, or its Cast service restarted) and did not announce again in the capture.",
                         advice: "If this was not expected, check the device's power and network; a group leaving "
@@ -437,7 +437,7 @@ public enum Diagnosis {
                 if !unanswered.isEmpty {
                     f.append(
                         Finding(
-                            code: "DEVICE_EXPIRED", severity: .warning,
+                            code: .deviceExpired, severity: .warning,
                             title: "\(name) went silent: its records expired without a goodbye",
                             detail: "Last heard at \(clock(d.lastSeen)); its shortest TTL is \(ttl) s, the capture "
                                 + "went on \(Int(Double(end.nanoseconds(since: d.lastSeen)) / 1e9)) s longer, and "
@@ -453,7 +453,7 @@ public enum Diagnosis {
             if v4.count > 1 {
                 f.append(
                     Finding(
-                        code: "ADDRESS_CHANGED", severity: .warning,
+                        code: .addressChanged, severity: .warning,
                         title: "\(name) changed its IPv4 address during the capture",
                         detail: "Its host \(d.host ?? "?") was announced with \(list(v4.map(\.address.description))) "
                             + "in turn. Senders that cached the old address fail until they resolve again.",
@@ -470,7 +470,7 @@ public enum Diagnosis {
         for (_, same) in byName.sorted(by: { $0.key < $1.key }) where same.count > 1 {
             f.append(
                 Finding(
-                    code: "DUPLICATE_NAME", severity: .warning,
+                    code: .duplicateName, severity: .warning,
                     title: "\(same.count) devices are called \"\(same[0].friendlyName!)\"",
                     detail: "Devices \(list(same.map(\.id))) share the friendly name; users cannot tell them apart in "
                         + "the Cast menu and may cast to the wrong one.",
@@ -480,7 +480,7 @@ public enum Diagnosis {
         for d in r.devices where d.instances.count > 1 || d.instances.contains(where: hasConflictSuffix) {
             f.append(
                 Finding(
-                    code: "DUPLICATE_NAME", severity: .warning,
+                    code: .duplicateName, severity: .warning,
                     title: "\(d.friendlyName ?? d.id) appears under more than one instance name",
                     detail: "One id, instances \(list(d.instances)): an mDNS name conflict was resolved by renaming, "
                         + "or a group's leadership moves between hosts, so senders see the device flap.",
@@ -524,7 +524,7 @@ public enum Diagnosis {
             }
             f.append(
                 Finding(
-                    code: "CROSS_SUBNET", severity: .warning,
+                    code: .crossSubnet, severity: .warning,
                     title: "\(d.friendlyName ?? d.id)'s answers come from another host",
                     detail: "Its records arrived only from \(list(foreign.map(\.address.description))) while its "
                         + "address is \(list(d.addresses.map(\.description))): an mDNS reflector or gateway relays "
@@ -550,7 +550,7 @@ public enum Diagnosis {
             }
             f.append(
                 Finding(
-                    code: "REFLECTED_TRAFFIC", severity: .warning,
+                    code: .reflectedTraffic, severity: .warning,
                     title: "An mDNS reflector or repeater is on the path",
                     detail: detail.joined(separator: " "),
                     advice: "Know which reflector is on the path (avahi enable-reflector, a Wi-Fi controller's mDNS "
