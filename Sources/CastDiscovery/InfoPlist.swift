@@ -113,7 +113,7 @@ public struct InfoPlist: Sendable {
                     problems.append(
                         (
                             "\(Self.servicesKey) has items that are not strings",
-                            "In \(Self.servicesKey), \(Self.sentenceList(list))\(bad.count > 5 ? " (and more)" : ""); "
+                            "In \(Self.servicesKey), \(Wording.list(list))\(bad.count > 5 ? " (and more)" : ""); "
                                 + "every item must be a <string> with one Bonjour service type.",
                             "Remove those items or make each a <string>; the Cast entries read: "
                                 + Self.servicesXML(appIDs: Self.appIDs(in: bonjourServices ?? []))
@@ -269,7 +269,7 @@ public struct InfoPlist: Sendable {
             let keys = miscasedKeys.filter { Self.same($0, key) }
             guard !keys.isEmpty else { return "" }
             return
-                " The file has \(Self.sentenceList(keys.map { "'\($0)'" })) instead: keys are case-sensitive, so iOS "
+                " The file has \(Wording.list(keys.map { "'\($0)'" })) instead: keys are case-sensitive, so iOS "
                 + "does not read \(keys.count == 1 ? "it" : "them")."
         }
         let servicesUsable = bonjourServicesKind == nil || bonjourServices != nil
@@ -326,13 +326,13 @@ public struct InfoPlist: Sendable {
                 var seen: [String] = []
                 if !evidence.clients.isEmpty {
                     seen.append(
-                        "\(Self.sentenceList(evidence.clients)) searched for it "
+                        "\(Wording.list(evidence.clients)) searched for it "
                             + "(_\(evidence.id)._sub.\(Self.castService).local)")
                 }
                 if !evidence.devices.isEmpty {
                     seen.append(
-                        "\(evidence.devices.count == 1 ? "device" : "devices") "
-                            + "\(Self.sentenceList(evidence.deviceNames)) answered for it")
+                        Wording.noun(evidence.devices.count, "device") + " "
+                            + "\(Wording.list(evidence.deviceNames)) answered for it")
                 }
                 findings.append(
                     Finding(
@@ -382,8 +382,8 @@ public struct InfoPlist: Sendable {
             var checked = ["\(Self.servicesKey) lists \(Self.castService)"]
             if !ids.isEmpty {
                 checked.append(
-                    "the app's " + (ids.count == 1 ? "type " : "types ")
-                        + Self.sentenceList(ids.map(Self.serviceType(appID:)))
+                    "the app's " + Wording.noun(ids.count, "type") + " "
+                        + Wording.list(ids.map(Self.serviceType(appID:)))
                         + (capture == nil
                             ? (inferred ? " (app IDs inferred from \(Self.servicesKey))" : " (app IDs given)")
                             : ""))
@@ -392,14 +392,14 @@ public struct InfoPlist: Sendable {
                 checked.append(
                     captured.isEmpty
                         ? "the capture shows no app ID being searched for or answered"
-                        : "every app ID the capture shows (\(Self.sentenceList(captured.map(\.id)))) is declared")
+                        : "every app ID the capture shows (\(Wording.list(captured.map(\.id)))) is declared")
             }
             checked.append("\(Self.usageKey) is set (“\(usage)”)")
             findings.append(
                 Finding(
                     code: .plistOK, severity: .info,
                     title: "Info.plist has what Cast discovery needs on iOS 14 and later",
-                    detail: "Checked: " + Self.sentenceList(checked) + ".",
+                    detail: "Checked: " + Wording.list(checked) + ".",
                     advice: "Nothing to change. If the Cast button still finds nothing, capture the traffic and run "
                         + "castscope analyze: the user may have denied Local Network access (Settings › Privacy › "
                         + "Local Network).",
@@ -479,21 +479,12 @@ public struct InfoPlist: Sendable {
     static func nearMissNote(_ near: [String]) -> String {
         guard !near.isEmpty else { return "" }
         return
-            " (it has \(sentenceList(near.map { "'\($0)'" })), which is not the exact form Apple documents; write it as the advice shows)"
+            " (it has \(Wording.list(near.map { "'\($0)'" })), which is not the exact form Apple documents; write it as the advice shows)"
     }
 
     static func quoted(_ s: String?) -> String {
         guard let s else { return "" }
         return " ('\(s.count > 60 ? String(s.prefix(59)) + "…" : s)')"
-    }
-
-    /// `a`, `a and b`, `a, b and c`.
-    static func sentenceList(_ items: [String]) -> String {
-        switch items.count {
-        case 0: ""
-        case 1: items[0]
-        default: items.dropLast().joined(separator: ", ") + " and " + items[items.count - 1]
-        }
     }
 
     static func reason(_ error: any Error) -> String {

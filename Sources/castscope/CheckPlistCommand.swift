@@ -132,14 +132,13 @@ enum CheckPlistCommand {
     static func text(_ findings: [Finding], file: String) -> String {
         let errors = findings.filter { $0.severity == .error }
         let warnings = findings.filter { $0.severity == .warning }
-        func n(_ k: Int, _ word: String) -> String { "\(k) \(word)\(k == 1 ? "" : "s")" }
         var out: String
         if let first = errors.first {
             out =
-                "FAIL: \(file): Cast discovery will fail on iOS 14 and later (\(n(errors.count, "error"))): "
+                "FAIL: \(file): Cast discovery will fail on iOS 14 and later (\(Wording.count(errors.count, "error"))): "
                 + first.title
         } else if let first = warnings.first {
-            out = "WARN: \(file): \(n(warnings.count, "warning")): \(first.title)"
+            out = "WARN: \(file): \(Wording.count(warnings.count, "warning")): \(first.title)"
         } else if findings.contains(where: { $0.code == .plistNoAppID }) {
             out = "OK: \(file) declares _googlecast._tcp and a usage description (no app ID checked)"
         } else {

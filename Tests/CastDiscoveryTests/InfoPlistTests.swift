@@ -312,7 +312,8 @@ struct InfoPlistCrossCheckTests {
                 "PLIST_MISSING_SERVICE", "PLIST_MISSING_APP_ID", "PLIST_MISSING_USAGE_DESCRIPTION",
             ])
         let all = InfoPlist.merged(
-            [Finding(code: FindingCode(rawValue: "X"), severity: .info, title: "x", detail: "x", advice: "x")], findings)
+            [Finding(code: FindingCode(rawValue: "X"), severity: .info, title: "x", detail: "x", advice: "x")], findings
+        )
         #expect(all.last?.code.rawValue == "X")
     }
 
