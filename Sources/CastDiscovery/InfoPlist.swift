@@ -375,7 +375,8 @@ public struct InfoPlist: Sendable {
                             + "entry to infer one from. The Cast SDK also browses for the receiver app's type "
                             + "(the Default Media Receiver's app ID is CC1AD845), which iOS 14+ refuses unless it "
                             + "is listed.",
-                        advice: "Run check-plist again with --app-id YOUR_APP_ID (from the Google Cast SDK "
+                        advice:
+                            "Run check-plist again with \(AdviceOption.appID.flag) YOUR_APP_ID (from the Google Cast SDK "
                             + "Developer Console), or add the entry: <string>_YOUR_APP_ID.\(Self.castService)</string>")
                 )
             }
