@@ -109,8 +109,8 @@ enum AnalyzeCommand {
         return FailOn.status(status, findings: report.findings, threshold: o.failOn)
     }
 
-    /// Everything `analyze` and `report` share: the Info.plist (if any), the analysis, and the
-    /// plist cross-check merged into the findings.
+    /// Everything `analyze` and `report` share: the Info.plist (if any), and the analysis
+    /// diagnosed with it (the plist cross-check is one of the rules).
     /// - Returns: the report (`nil` when nothing could be analysed) and the exit status so far.
     static func produce(_ o: Options) -> (AnalysisReport?, ExitStatus) {
         if o.plist == "-", o.files.contains("-") {
@@ -124,17 +124,16 @@ enum AnalyzeCommand {
             case .failure(let e): return (nil, e.status)
             }
         }
-        let (analysis, status) = analyze(
-            o.files, options: o.analysis, merge: o.merge, prefilter: o.prefilter, quiet: o.quiet)
-        guard var report = analysis else { return (nil, status) }
-        if let plist { report.findings = InfoPlist.merged(report.findings, plist.crossCheck(report)) }
-        return (report, status)
+        return analyze(
+            o.files, options: o.analysis, merge: o.merge, prefilter: o.prefilter, quiet: o.quiet,
+            inputs: DiagnosisInputs(plist: plist))
     }
 
     /// Reads, tracks and diagnoses the captures: the pipeline shared by `analyze` and `report`.
     /// - Returns: the report (`nil` when no file could be opened) and the exit status so far.
     static func analyze(
-        _ files: [String], options: AnalysisOptions, merge: Bool, prefilter: Bool, quiet: Bool = false
+        _ files: [String], options: AnalysisOptions, merge: Bool, prefilter: Bool, quiet: Bool = false,
+        inputs: DiagnosisInputs = DiagnosisInputs()
     ) -> (AnalysisReport?, ExitStatus) {
         var status = ExitStatus.success
         var reassembly = ReassemblyLimits()
@@ -205,7 +204,7 @@ enum AnalyzeCommand {
         }
         if captures.isEmpty { return (nil, status) }
         var report = AnalysisReport(captures: captures, timelines: timelines, options: options, merged: merge)
-        report.findings = Diagnosis.diagnose(report)
+        report.findings = Diagnosis.diagnose(report, inputs: inputs)
         return (report, status)
     }
 
