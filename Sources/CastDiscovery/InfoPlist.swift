@@ -250,9 +250,7 @@ public struct InfoPlist: Sendable {
 
     /// `findings` followed by `extra`, most severe first (stable within a severity).
     public static func merged(_ findings: [Finding], _ extra: [Finding]) -> [Finding] {
-        (findings + extra).enumerated()
-            .sorted { ($0.element.severity, $0.offset) < ($1.element.severity, $1.offset) }
-            .map(\.element)
+        Diagnosis.sorted(findings + extra)
     }
 
     func check(appIDs given: [String], capture: AnalysisReport?) -> [Finding] {
