@@ -268,7 +268,7 @@ public struct InfoPlist: Sendable {
             guard !keys.isEmpty else { return "" }
             return
                 " The file has \(Wording.list(keys.map { "'\($0)'" })) instead: keys are case-sensitive, so iOS "
-                + "does not read \(keys.count == 1 ? "it" : "them")."
+                + "does not read \(Wording.noun(keys.count, "it", "them"))."
         }
         let servicesUsable = bonjourServicesKind == nil || bonjourServices != nil
 

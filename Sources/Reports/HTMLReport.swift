@@ -111,7 +111,7 @@ public enum HTMLReport {
             for g in ReportEvidence.frameGroups(f.frames) {
                 evidence +=
                     "<div class=\"frames\"><span class=\"file\">\(e(ReportEvidence.file(r, g.capture)))</span>: "
-                evidence += "frame" + (g.frames.count == 1 ? " " : "s ")
+                evidence += Wording.noun(g.frames.count, "frame") + " "
                 evidence += g.frames.map { "#\($0)" }.joined(separator: ", ")
                 evidence += " <code class=\"filter\">\(e(ReportEvidence.wiresharkFilter(g.frames)))</code></div>"
             }
