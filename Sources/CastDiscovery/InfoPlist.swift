@@ -113,7 +113,7 @@ public struct InfoPlist: Sendable {
                     problems.append(
                         (
                             "\(Self.servicesKey) has items that are not strings",
-                            "In \(Self.servicesKey), \(Self.sentenceList(list))\(bad.count > 5 ? " (and more)" : ""); "
+                            "In \(Self.servicesKey), \(Wording.list(list))\(bad.count > 5 ? " (and more)" : ""); "
                                 + "every item must be a <string> with one Bonjour service type.",
                             "Remove those items or make each a <string>; the Cast entries read: "
                                 + Self.servicesXML(appIDs: Self.appIDs(in: bonjourServices ?? []))
@@ -250,9 +250,7 @@ public struct InfoPlist: Sendable {
 
     /// `findings` followed by `extra`, most severe first (stable within a severity).
     public static func merged(_ findings: [Finding], _ extra: [Finding]) -> [Finding] {
-        (findings + extra).enumerated()
-            .sorted { ($0.element.severity, $0.offset) < ($1.element.severity, $1.offset) }
-            .map(\.element)
+        Diagnosis.sorted(findings + extra)
     }
 
     func check(appIDs given: [String], capture: AnalysisReport?) -> [Finding] {
@@ -260,7 +258,7 @@ public struct InfoPlist: Sendable {
         for p in problems {
             findings.append(
                 Finding(
-                    code: "PLIST_MALFORMED", severity: .error, title: p.title, detail: p.detail,
+                    code: .plistMalformed, severity: .error, title: p.title, detail: p.detail,
                     advice: p.advice))
         }
         guard isDictionary else { return findings }
@@ -269,8 +267,8 @@ public struct InfoPlist: Sendable {
             let keys = miscasedKeys.filter { Self.same($0, key) }
             guard !keys.isEmpty else { return "" }
             return
-                " The file has \(Self.sentenceList(keys.map { "'\($0)'" })) instead: keys are case-sensitive, so iOS "
-                + "does not read \(keys.count == 1 ? "it" : "them")."
+                " The file has \(Wording.list(keys.map { "'\($0)'" })) instead: keys are case-sensitive, so iOS "
+                + "does not read \(Wording.noun(keys.count, "it", "them"))."
         }
         let servicesUsable = bonjourServicesKind == nil || bonjourServices != nil
 
@@ -287,7 +285,7 @@ public struct InfoPlist: Sendable {
                 let absent = bonjourServices == nil
                 findings.append(
                     Finding(
-                        code: "PLIST_MISSING_SERVICE", severity: .error,
+                        code: .plistMissingService, severity: .error,
                         title: absent
                             ? "Info.plist has no \(Self.servicesKey): iOS 14+ will not let the app browse for Cast devices"
                             : "\(Self.servicesKey) does not list \(Self.castService)",
@@ -309,7 +307,7 @@ public struct InfoPlist: Sendable {
                 let near = nearMisses(of: type)
                 findings.append(
                     Finding(
-                        code: "PLIST_MISSING_APP_ID", severity: .error,
+                        code: .plistMissingAppID, severity: .error,
                         title: "\(Self.servicesKey) does not list \(type) (app ID \(id))",
                         detail: "The Cast SDK also browses for the receiver app's own type, \(type), to find "
                             + "devices that can run app \(id). On iOS 14 and later that browse is refused unless "
@@ -326,17 +324,17 @@ public struct InfoPlist: Sendable {
                 var seen: [String] = []
                 if !evidence.clients.isEmpty {
                     seen.append(
-                        "\(Self.sentenceList(evidence.clients)) searched for it "
+                        "\(Wording.list(evidence.clients)) searched for it "
                             + "(_\(evidence.id)._sub.\(Self.castService).local)")
                 }
                 if !evidence.devices.isEmpty {
                     seen.append(
-                        "\(evidence.devices.count == 1 ? "device" : "devices") "
-                            + "\(Self.sentenceList(evidence.deviceNames)) answered for it")
+                        Wording.noun(evidence.devices.count, "device") + " "
+                            + "\(Wording.list(evidence.deviceNames)) answered for it")
                 }
                 findings.append(
                     Finding(
-                        code: "PLIST_MISSING_APP_ID", severity: .error,
+                        code: .plistMissingAppID, severity: .error,
                         title: "App ID \(evidence.id) is used on the network but \(type) is not in \(Self.servicesKey)",
                         detail: "In the capture, \(seen.joined(separator: ", and ")). "
                             + "If the capture shows the iOS app this Info.plist belongs to, iOS 14 and later "
@@ -355,7 +353,7 @@ public struct InfoPlist: Sendable {
             let absent = usageDescriptionKind == nil
             findings.append(
                 Finding(
-                    code: "PLIST_MISSING_USAGE_DESCRIPTION", severity: .error,
+                    code: .plistMissingUsageDescription, severity: .error,
                     title: absent ? "Info.plist has no \(Self.usageKey)" : "\(Self.usageKey) is empty",
                     detail: "iOS 14 and later ask the user for Local Network permission before an app can discover "
                         + "Cast devices, and \(Self.usageKey) is the explanation shown in that prompt. "
@@ -369,21 +367,22 @@ public struct InfoPlist: Sendable {
             if ids.isEmpty && captured.isEmpty {
                 findings.append(
                     Finding(
-                        code: "PLIST_NO_APP_ID", severity: .info,
+                        code: .plistNoAppID, severity: .info,
                         title: "No app ID to check: the app's own \(Self.castService) subtype was not checked",
                         detail: "No app ID was given and \(Self.servicesKey) has no _<APPID>.\(Self.castService) "
                             + "entry to infer one from. The Cast SDK also browses for the receiver app's type "
                             + "(the Default Media Receiver's app ID is CC1AD845), which iOS 14+ refuses unless it "
                             + "is listed.",
-                        advice: "Run check-plist again with --app-id YOUR_APP_ID (from the Google Cast SDK "
+                        advice:
+                            "Run check-plist again with \(AdviceOption.appID.flag) YOUR_APP_ID (from the Google Cast SDK "
                             + "Developer Console), or add the entry: <string>_YOUR_APP_ID.\(Self.castService)</string>")
                 )
             }
             var checked = ["\(Self.servicesKey) lists \(Self.castService)"]
             if !ids.isEmpty {
                 checked.append(
-                    "the app's " + (ids.count == 1 ? "type " : "types ")
-                        + Self.sentenceList(ids.map(Self.serviceType(appID:)))
+                    "the app's " + Wording.noun(ids.count, "type") + " "
+                        + Wording.list(ids.map(Self.serviceType(appID:)))
                         + (capture == nil
                             ? (inferred ? " (app IDs inferred from \(Self.servicesKey))" : " (app IDs given)")
                             : ""))
@@ -392,14 +391,14 @@ public struct InfoPlist: Sendable {
                 checked.append(
                     captured.isEmpty
                         ? "the capture shows no app ID being searched for or answered"
-                        : "every app ID the capture shows (\(Self.sentenceList(captured.map(\.id)))) is declared")
+                        : "every app ID the capture shows (\(Wording.list(captured.map(\.id)))) is declared")
             }
             checked.append("\(Self.usageKey) is set (“\(usage)”)")
             findings.append(
                 Finding(
-                    code: "PLIST_OK", severity: .info,
+                    code: .plistOK, severity: .info,
                     title: "Info.plist has what Cast discovery needs on iOS 14 and later",
-                    detail: "Checked: " + Self.sentenceList(checked) + ".",
+                    detail: "Checked: " + Wording.list(checked) + ".",
                     advice: "Nothing to change. If the Cast button still finds nothing, capture the traffic and run "
                         + "castscope analyze: the user may have denied Local Network access (Settings › Privacy › "
                         + "Local Network).",
@@ -479,21 +478,12 @@ public struct InfoPlist: Sendable {
     static func nearMissNote(_ near: [String]) -> String {
         guard !near.isEmpty else { return "" }
         return
-            " (it has \(sentenceList(near.map { "'\($0)'" })), which is not the exact form Apple documents; write it as the advice shows)"
+            " (it has \(Wording.list(near.map { "'\($0)'" })), which is not the exact form Apple documents; write it as the advice shows)"
     }
 
     static func quoted(_ s: String?) -> String {
         guard let s else { return "" }
         return " ('\(s.count > 60 ? String(s.prefix(59)) + "…" : s)')"
-    }
-
-    /// `a`, `a and b`, `a, b and c`.
-    static func sentenceList(_ items: [String]) -> String {
-        switch items.count {
-        case 0: ""
-        case 1: items[0]
-        default: items.dropLast().joined(separator: ", ") + " and " + items[items.count - 1]
-        }
     }
 
     static func reason(_ error: any Error) -> String {

@@ -43,6 +43,23 @@ public enum Limit: String, CaseIterable, Hashable, Sendable {
 
     /// The values a user may set.
     public static let allowedValues = 1...100_000_000
+
+    /// The option that sets it, `--max-devices`.
+    public var flag: String { Wording.option(name) }
+
+    /// The ``LimitDrops`` counters of what was dropped at this limit: `LIMIT_REACHED` names
+    /// the limit's option beside each of them.
+    public var drops: [WritableKeyPath<LimitDrops, Int>] {
+        switch self {
+        case .devices: [\.devices]
+        case .clients: [\.clients]
+        case .names: [\.names]
+        case .sessions: [\.sessions]
+        case .pairs: [\.pairs]
+        case .rows: [\.queries, \.latencyRows, \.responseRows]
+        case .fragments: [\.fragments]
+        }
+    }
 }
 
 /// Upper bounds on what one timeline keeps, whatever the capture holds: a flood of fake

@@ -340,7 +340,7 @@ public struct FindingSubjects: Hashable, Sendable {
 /// A diagnosis: what is wrong (or notable), why we think so, and what to do.
 public struct Finding: Hashable, Sendable {
     /// Stable identifier, documented in docs/diagnostics.md (`QUERIES_UNANSWERED`).
-    public var code: String
+    public var code: FindingCode
     public var severity: Severity
     /// One line.
     public var title: String
@@ -356,7 +356,7 @@ public struct Finding: Hashable, Sendable {
     public static let maximumFrames = 30
 
     public init(
-        code: String, severity: Severity, title: String, detail: String, advice: String, frames: [FrameRef] = [],
+        code: FindingCode, severity: Severity, title: String, detail: String, advice: String, frames: [FrameRef] = [],
         subjects: FindingSubjects = FindingSubjects()
     ) {
         self.code = code

@@ -18,12 +18,12 @@ public struct Verdict: Hashable, Sendable {
     /// or `No problems found` (with the number of notes, if any).
     public var headline: String {
         if errors > 0 {
-            var s = "Discovery failed: " + Self.count(errors, "error")
-            if warnings > 0 { s += ", " + Self.count(warnings, "warning") }
+            var s = "Discovery failed: " + Wording.count(errors, "error")
+            if warnings > 0 { s += ", " + Wording.count(warnings, "warning") }
             return s
         }
-        if warnings > 0 { return "Discovery works, with problems: " + Self.count(warnings, "warning") }
-        if notes > 0 { return "No problems found (" + Self.count(notes, "note") + ")" }
+        if warnings > 0 { return "Discovery works, with problems: " + Wording.count(warnings, "warning") }
+        if notes > 0 { return "No problems found (" + Wording.count(notes, "note") + ")" }
         return "No problems found"
     }
 
@@ -43,6 +43,4 @@ public struct Verdict: Hashable, Sendable {
         if warnings > 0 { return "warning" }
         return "ok"
     }
-
-    public static func count(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
 }

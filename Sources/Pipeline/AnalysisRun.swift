@@ -68,8 +68,7 @@ public struct AnalysisRun {
         }
         if captures.isEmpty { return (nil, status) }
         var report = AnalysisReport(captures: captures, timelines: timelines, options: o.analysis, merged: o.merge)
-        report.findings = Diagnosis.diagnose(report)
-        if let plist = o.plist { report.findings = InfoPlist.merged(report.findings, plist.crossCheck(report)) }
+        report.findings = Diagnosis.diagnose(report, inputs: DiagnosisInputs(plist: o.plist))
         return (report, status)
     }
 

@@ -215,20 +215,8 @@ public final class LiveSession {
         let info = CaptureInfo(
             file: name, linkType: captures[0].linkTypeName, packets: frames, statistics: stats, start: first, end: last)
         var report = AnalysisReport(captures: [info], timelines: [timeline], options: analysis, merged: false)
-        var findings = Diagnosis.diagnose(report)
-        if dropped + interfaceDropped > 0 {
-            findings.append(
-                Finding(
-                    code: "PACKETS_DROPPED", severity: .warning,
-                    title: "\(dropped + interfaceDropped) packets were dropped during the capture",
-                    detail: "The kernel dropped \(dropped) and the interface \(interfaceDropped) packets "
-                        + "(pcap_stats) because they were not read fast enough: some discovery traffic may be "
-                        + "missing from this analysis.",
-                    advice: "Capture with a larger --buffer-size, narrow --filter, or capture to a file with "
-                        + "tcpdump and analyse it afterwards."))
-            findings = Diagnosis.sorted(findings)
-        }
-        report.findings = findings
+        report.findings = Diagnosis.diagnose(
+            report, inputs: DiagnosisInputs(packetsDropped: (kernel: dropped, interface: interfaceDropped)))
         return Outcome(
             report: report, reason: reason, frames: frames, discoveryPackets: stats.discoveryPackets,
             dropped: dropped, interfaceDropped: interfaceDropped, error: failure)

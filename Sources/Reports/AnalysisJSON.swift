@@ -114,7 +114,7 @@ public enum AnalysisJSON {
         w.beginArray("findings")
         for f in findings {
             w.beginObject()
-            w.string(f.code, "code")
+            w.string(f.code.rawValue, "code")
             w.string(f.severity.rawValue, "severity")
             w.string(f.title, "title")
             w.string(f.detail, "detail")

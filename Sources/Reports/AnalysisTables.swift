@@ -100,12 +100,7 @@ enum AnalysisTables {
     }
 
     /// Milliseconds with one decimal.
-    static func ms(_ v: Double) -> String {
-        let tenths = Int64((v * 10).rounded())
-        let sign = tenths < 0 ? "-" : ""
-        let t = tenths < 0 ? -tenths : tenths
-        return "\(sign)\(t / 10).\(t % 10)"
-    }
+    static func ms(_ v: Double) -> String { Wording.decimal(v, places: 1) }
 
     static func countsLine(_ r: AnalysisReport) -> String {
         var kinds: [String] = []
@@ -116,11 +111,10 @@ enum AnalysisTables {
         let sessions = r.clients.reduce(0) { $0 + $1.sessions }
         let queries = r.clients.reduce(0) { $0 + $1.queries }
         let left = r.devices.filter { $0.leftAt != nil }.count
-        var s = "\(r.devices.count) device\(r.devices.count == 1 ? "" : "s")"
+        var s = Wording.count(r.devices.count, "device")
         if !kinds.isEmpty { s += " (" + kinds.joined(separator: ", ") + ")" }
-        s += ", \(r.clients.count) client\(r.clients.count == 1 ? "" : "s"), \(sessions) discovery session"
-        s += sessions == 1 ? "" : "s"
-        s += ", \(queries) Cast quer\(queries == 1 ? "y" : "ies")"
+        s += ", " + Wording.count(r.clients.count, "client") + ", " + Wording.count(sessions, "discovery session")
+        s += ", " + Wording.count(queries, "Cast query", "Cast queries")
         if left > 0 { s += ", \(left) left with a goodbye" }
         return s
     }
@@ -139,8 +133,5 @@ enum AnalysisTables {
 
 extension TimeFormat {
     /// `23:40:01.123` (UTC).
-    public static func clock(_ t: Timestamp) -> String {
-        let (_, time) = parts(t)
-        return String(time.prefix(12))
-    }
+    public static func clock(_ t: Timestamp) -> String { Wording.clock(t) }
 }

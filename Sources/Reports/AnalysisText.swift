@@ -57,7 +57,7 @@ public enum AnalysisText {
             out += "\n" + style.heading("\(severity.rawValue.uppercased())S", severity) + "\n"
             for f in group {
                 func words(_ s: String) -> [String] { s.split(separator: " ").map(String.init) }
-                out += wrap(["\(f.code):"] + words(f.title), first: "  * ", rest: "    ")
+                out += wrap(["\(f.code.rawValue):"] + words(f.title), first: "  * ", rest: "    ")
                 out += wrap(words(f.detail), first: "    ", rest: "    ")
                 out += wrap(["Advice:"] + words(f.advice), first: "    ", rest: "    ")
                 if !f.frames.isEmpty {

@@ -108,7 +108,7 @@ enum HTMLCharts {
                 drawn += 1
                 let n = r.queries.filter { $0.client == c.address && w.captures.contains($0.frame.capture) }.count
                 out += "<figure><figcaption>Client <bdi>\(HTMLText.escape(c.address.description))</bdi>"
-                out += "<span class=\"sub\">\(HTMLText.escape(caption)) · \(n) quer\(n == 1 ? "y" : "ies")"
+                out += "<span class=\"sub\">\(HTMLText.escape(caption)) · \(Wording.count(n, "query", "queries"))"
                 out += "</span></figcaption>\n" + timelineSVG(r, w, client: c) + "</figure>\n"
             }
         }
@@ -321,8 +321,8 @@ enum HTMLCharts {
         }
 
         if hidden > 0 {
-            out += "<text class=\"note\" x=\"\(c(gutter + 8))\" y=\"\(c(rowsBottom + 18))\">+ \(hidden) more device"
-            out += "\(hidden == 1 ? "" : "s") not drawn (see the devices table)</text>\n"
+            out += "<text class=\"note\" x=\"\(c(gutter + 8))\" y=\"\(c(rowsBottom + 18))\">+ \(hidden) more "
+            out += "\(Wording.noun(hidden, "device")) not drawn (see the devices table)</text>\n"
         }
         return out + "</svg>\n"
     }
@@ -522,8 +522,8 @@ enum HTMLCharts {
         }
         var ly = rowsBottom + 22
         if hidden > 0 {
-            out += "<text class=\"note\" x=\"\(c(gutter + 8))\" y=\"\(c(ly))\">+ \(hidden) more device"
-            out += "\(hidden == 1 ? "" : "s") not drawn (see the table below)</text>\n"
+            out += "<text class=\"note\" x=\"\(c(gutter + 8))\" y=\"\(c(ly))\">+ \(hidden) more "
+            out += "\(Wording.noun(hidden, "device")) not drawn (see the table below)</text>\n"
             ly += 18
         }
         out += "<circle cx=\"\(c(gutter + 4))\" cy=\"\(c(ly - 4))\" r=\"4.5\" fill=\"\(blue)\" />"

@@ -34,8 +34,8 @@ public enum HTMLReport {
         out += "<section class=\"verdict \(verdict.level)\" id=\"verdict\">\n"
         out += "<p class=\"headline\">\(e(verdict.headline))</p>\n<p class=\"tally\">"
         out += [
-            Verdict.count(verdict.errors, "error"), Verdict.count(verdict.warnings, "warning"),
-            Verdict.count(verdict.notes, "note"),
+            Wording.count(verdict.errors, "error"), Wording.count(verdict.warnings, "warning"),
+            Wording.count(verdict.notes, "note"),
         ].joined(separator: " · ")
         out += verdict.worst == nil ? ": the diagnosis found nothing to report." : " below, with evidence and advice."
         out += "</p>\n</section>\n"
@@ -102,7 +102,7 @@ public enum HTMLReport {
         let e = HTMLText.escape
         var out = "<article class=\"finding \(f.severity.rawValue)\">\n"
         out += "<h4><span class=\"badge \(f.severity.rawValue)\">\(f.severity.rawValue)</span> "
-        out += "<code>\(e(f.code))</code> \(e(f.title))</h4>\n"
+        out += "<code>\(e(f.code.rawValue))</code> \(e(f.title))</h4>\n"
         if !f.detail.isEmpty { out += "<p class=\"detail\">\(e(f.detail))</p>\n" }
         if !f.advice.isEmpty { out += "<p class=\"advice\"><strong>What to do:</strong> \(e(f.advice))</p>\n" }
         var facts: [(String, String)] = []
@@ -111,7 +111,7 @@ public enum HTMLReport {
             for g in ReportEvidence.frameGroups(f.frames) {
                 evidence +=
                     "<div class=\"frames\"><span class=\"file\">\(e(ReportEvidence.file(r, g.capture)))</span>: "
-                evidence += "frame" + (g.frames.count == 1 ? " " : "s ")
+                evidence += Wording.noun(g.frames.count, "frame") + " "
                 evidence += g.frames.map { "#\($0)" }.joined(separator: ", ")
                 evidence += " <code class=\"filter\">\(e(ReportEvidence.wiresharkFilter(g.frames)))</code></div>"
             }
@@ -232,18 +232,8 @@ public enum HTMLReport {
 
 /// Number formatting without Foundation.
 enum HTMLFormat {
-    /// `v` with `decimals` decimals (half away from zero), no exponent.
-    static func fixed(_ v: Double, _ decimals: Int) -> String {
-        guard v.isFinite else { return "0" }
-        var scale: Int64 = 1
-        for _ in 0..<decimals { scale *= 10 }
-        let magnitude = Swift.min(abs(v) * Double(scale), 9e17)
-        let n = Int64(magnitude.rounded())
-        let sign = v < 0 && n != 0 ? "-" : ""
-        if decimals == 0 { return sign + String(n) }
-        let fraction = String(n % scale)
-        return sign + "\(n / scale)." + String(repeating: "0", count: decimals - fraction.count) + fraction
-    }
+    /// `v` with `decimals` decimals (``Wording/decimal(_:places:)``).
+    static func fixed(_ v: Double, _ decimals: Int) -> String { Wording.decimal(v, places: decimals) }
 
     /// `+1.234 s`.
     static func relative(_ t: Timestamp, _ origin: Timestamp) -> String {
@@ -252,11 +242,7 @@ enum HTMLFormat {
     }
 
     /// A duration in ms for people: `0.9 ms`, `104 ms`, `1.25 s`.
-    static func milliseconds(_ ms: Double) -> String {
-        if ms < 10 { return fixed(ms, 1) + " ms" }
-        if ms < 1000 { return fixed(ms, 0) + " ms" }
-        return fixed(ms / 1000, ms < 10_000 ? 2 : 1) + " s"
-    }
+    static func milliseconds(_ ms: Double) -> String { Wording.duration(milliseconds: ms) }
 
     /// SVG coordinates: one decimal.
     static func c(_ v: Double) -> String { fixed(v, 1) }

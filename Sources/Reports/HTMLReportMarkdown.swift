@@ -59,7 +59,7 @@ public enum ReportMarkdown {
 
     static func finding(_ f: Finding, _ r: AnalysisReport) -> String {
         let e = AnalysisMarkdown.escape
-        var out = "- `\(AnalysisMarkdown.code(f.code))` **\(e(f.title))**\n"
+        var out = "- `\(AnalysisMarkdown.code(f.code.rawValue))` **\(e(f.title))**\n"
         if !f.detail.isEmpty { out += "  - \(e(f.detail))\n" }
         if !f.advice.isEmpty { out += "  - What to do: \(e(f.advice))\n" }
         if !f.frames.isEmpty {
@@ -74,15 +74,15 @@ public enum ReportMarkdown {
         var subjects: [String] = []
         let s = f.subjects
         if !s.clients.isEmpty {
-            subjects.append((s.clients.count == 1 ? "client " : "clients ") + s.clients.map(e).joined(separator: ", "))
+            subjects.append(Wording.noun(s.clients.count, "client") + " " + s.clients.map(e).joined(separator: ", "))
         }
         if !s.devices.isEmpty {
             subjects.append(
-                (s.devices.count == 1 ? "device " : "devices ")
+                Wording.noun(s.devices.count, "device") + " "
                     + s.devices.map { e(ReportEvidence.device(r, $0)) }.joined(separator: ", "))
         }
         if !s.appIDs.isEmpty {
-            subjects.append((s.appIDs.count == 1 ? "app ID " : "app IDs ") + s.appIDs.map(e).joined(separator: ", "))
+            subjects.append(Wording.noun(s.appIDs.count, "app ID") + " " + s.appIDs.map(e).joined(separator: ", "))
         }
         if !subjects.isEmpty { out += "  - Concerns: " + subjects.joined(separator: "; ") + "\n" }
         return out

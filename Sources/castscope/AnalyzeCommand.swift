@@ -106,4 +106,3 @@ enum AnalyzeCommand {
         return true
     }
 }
-

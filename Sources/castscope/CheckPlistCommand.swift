@@ -24,7 +24,6 @@ enum CheckPlistCommand {
         var quiet = false
     }
 
-
     static func run(_ arguments: [String]) -> ExitStatus {
         let o: Options
         switch spec.parseOrExit(arguments) {
@@ -52,15 +51,14 @@ enum CheckPlistCommand {
     static func text(_ findings: [Finding], file: String) -> String {
         let errors = findings.filter { $0.severity == .error }
         let warnings = findings.filter { $0.severity == .warning }
-        func n(_ k: Int, _ word: String) -> String { "\(k) \(word)\(k == 1 ? "" : "s")" }
         var out: String
         if let first = errors.first {
             out =
-                "FAIL: \(file): Cast discovery will fail on iOS 14 and later (\(n(errors.count, "error"))): "
+                "FAIL: \(file): Cast discovery will fail on iOS 14 and later (\(Wording.count(errors.count, "error"))): "
                 + first.title
         } else if let first = warnings.first {
-            out = "WARN: \(file): \(n(warnings.count, "warning")): \(first.title)"
-        } else if findings.contains(where: { $0.code == "PLIST_NO_APP_ID" }) {
+            out = "WARN: \(file): \(Wording.count(warnings.count, "warning")): \(first.title)"
+        } else if findings.contains(where: { $0.code == .plistNoAppID }) {
             out = "OK: \(file) declares _googlecast._tcp and a usage description (no app ID checked)"
         } else {
             out = "OK: \(file) has what Cast discovery needs on iOS 14 and later"
@@ -71,7 +69,7 @@ enum CheckPlistCommand {
             guard !group.isEmpty else { continue }
             out += "\n\(severity.rawValue.uppercased())S\n"
             for f in group {
-                out += wrap("* \(f.code): \(f.title)", indent: "    ")
+                out += wrap("* \(f.code.rawValue): \(f.title)", indent: "    ")
                 out += wrap("    \(f.detail)", indent: "    ")
                 out += wrap("    Advice: \(f.advice)", indent: "    ")
             }

@@ -31,7 +31,6 @@ enum LiveCommand {
         var failOn: Severity?
     }
 
-
     static func run(_ arguments: [String]) -> ExitStatus {
         let o: Options
         switch spec.parseOrExit(arguments) {

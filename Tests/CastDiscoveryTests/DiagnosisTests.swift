@@ -35,7 +35,7 @@ enum DiagnosisSupport {
     static func report(_ names: String...) throws -> AnalysisReport { try report(paths: names.map(path)) }
 
     static func codes(_ r: AnalysisReport, _ severities: Set<Severity> = Set(Severity.allCases)) -> [String] {
-        r.findings.filter { severities.contains($0.severity) }.map(\.code)
+        r.findings.filter { severities.contains($0.severity) }.map(\.code.rawValue)
     }
 
     /// Writes `bytes` to a temporary file and returns its path.
@@ -101,7 +101,7 @@ struct DiagnosisTests {
         ])
     func scenario(name: String, code: String, severity: Severity) throws {
         let r = try S.report(name)
-        let f = try #require(r.findings.first { $0.code == code }, "\(name): \(S.codes(r))")
+        let f = try #require(r.findings.first { $0.code.rawValue == code }, "\(name): \(S.codes(r))")
         #expect(f.severity == severity)
         #expect(!f.frames.isEmpty || code == "NO_MDNS_TRAFFIC")
         #expect(!f.title.isEmpty && !f.detail.isEmpty && !f.advice.isEmpty)
@@ -137,7 +137,7 @@ struct DiagnosisTests {
     @Test("slow response: evidence pairs each slow query with its late answer, delay over 500 ms")
     func slow() throws {
         let r = try S.report("slow-response.pcap")
-        let f = try #require(r.findings.first { $0.code == "SLOW_RESPONSE" })
+        let f = try #require(r.findings.first { $0.code == .slowResponse })
         let slowAnswers = r.queries.flatMap { q in q.answered.filter { $0.delayMs > 500 }.map { (q.frame, $0.frame) } }
         #expect(!slowAnswers.isEmpty)
         #expect(Set(f.frames) == Set(slowAnswers.flatMap { [$0.0, $0.1] }))
@@ -154,7 +154,7 @@ struct DiagnosisTests {
     @Test("client isolation: both clients unanswered, their query frames are the evidence")
     func isolation() throws {
         let r = try S.report("client-isolation.pcap")
-        let unanswered = r.findings.filter { $0.code == "QUERIES_UNANSWERED" }
+        let unanswered = r.findings.filter { $0.code == .queriesUnanswered }
         #expect(Set(unanswered.flatMap(\.subjects.clients)) == ["192.0.2.10", "192.0.2.5"])
         for f in unanswered {
             let client = try #require(f.subjects.clients.first)
@@ -167,7 +167,7 @@ struct DiagnosisTests {
     @Test("own queries dropped: the sender is not answered, the phone is")
     func ownQueriesDropped() throws {
         let r = try S.report("own-queries-dropped.pcap")
-        let f = r.findings.filter { $0.code == "CLIENT_NOT_ANSWERED" }
+        let f = r.findings.filter { $0.code == .clientNotAnswered }
         #expect(f.count == 1)
         #expect(f.first?.subjects.clients == ["192.0.2.10"])
         #expect(f.first?.detail.contains("answered other hosts' queries") == true)
@@ -177,7 +177,7 @@ struct DiagnosisTests {
     @Test("goodbye: DEVICE_LEFT points at the goodbye frame, and nothing else is wrong")
     func goodbye() throws {
         let r = try S.report("goodbye.pcap")
-        let f = try #require(r.findings.first { $0.code == "DEVICE_LEFT" })
+        let f = try #require(r.findings.first { $0.code == .deviceLeft })
         #expect(f.frames == r.devices.first?.leftFrame.map { [$0] })
         #expect(S.codes(r, [.error, .warning]) == [])
     }
@@ -188,7 +188,7 @@ struct DiagnosisTests {
         let last = try #require(S.records(data).last)
         let cut = try S.temporary(data.prefix(last.0 + 10), name: "cut.pcap")
         let r = try S.report(paths: [cut])
-        let f = try #require(r.findings.first { $0.code == "TRUNCATED_CAPTURE" })
+        let f = try #require(r.findings.first { $0.code == .truncatedCapture })
         #expect(f.severity == .info)
         #expect(f.frames == [FrameRef(capture: 0, frame: S.records(data).count - 1)])
     }
@@ -202,7 +202,7 @@ struct DiagnosisTests {
         data[data.startIndex + recs[1].0 + 55] = 0x0C
         data[data.startIndex + recs[5].0 + 54] = 0x80
         let r = try S.report(paths: [try S.temporary(data, name: "bad.pcap")])
-        let f = try #require(r.findings.first { $0.code == "MALFORMED_PACKETS" })
+        let f = try #require(r.findings.first { $0.code == .malformedPackets })
         #expect(f.frames == [FrameRef(capture: 0, frame: 2), FrameRef(capture: 0, frame: 6)])
         #expect(f.detail.contains("bad compression pointer"))
     }
@@ -219,7 +219,7 @@ struct DiagnosisTests {
         let radiotapLength = Int(data[data.startIndex + offset + 2]) | Int(data[data.startIndex + offset + 3]) << 8
         data[data.startIndex + offset + radiotapLength + 1] |= 0x40
         let r = try S.report(paths: [try S.temporary(data, name: "wpa.pcap")])
-        let f = try #require(r.findings.first { $0.code == "ENCRYPTED_WIFI" })
+        let f = try #require(r.findings.first { $0.code == .encryptedWiFi })
         #expect(f.severity == .error)
         #expect(r.captures[0].protectedWiFiFrames == 1)
         #expect(!S.codes(r).contains("NO_MDNS_TRAFFIC"))

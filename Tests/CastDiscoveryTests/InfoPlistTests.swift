@@ -42,10 +42,10 @@ private var goodDictionary: [String: Any] {
     ]
 }
 
-private func codes(_ findings: [Finding]) -> [String] { findings.map(\.code) }
+private func codes(_ findings: [Finding]) -> [String] { findings.map(\.code.rawValue) }
 
 private func only(_ code: String, in findings: [Finding]) throws -> Finding {
-    let matching = findings.filter { $0.code == code }
+    let matching = findings.filter { $0.code.rawValue == code }
     try #require(matching.count == 1, "\(codes(findings))")
     return matching[0]
 }
@@ -56,7 +56,7 @@ private func wellFormed(_ findings: [Finding]) {
     #expect(ranks == ranks.sorted())
     for f in findings {
         #expect(!f.title.isEmpty && !f.detail.isEmpty && !f.advice.isEmpty)
-        #expect(f.code.hasPrefix("PLIST_"))
+        #expect(f.code.rawValue.hasPrefix("PLIST_"))
     }
 }
 
@@ -148,7 +148,7 @@ struct InfoPlistTests {
         ]
         for data in cases {
             let findings = InfoPlist(data: data).check(appIDs: ["CC1AD845"]).filter {
-                $0.code != "PLIST_MISSING_APP_ID"
+                $0.code != .plistMissingAppID
             }
             wellFormed(findings)
             #expect(codes(findings) == ["PLIST_MISSING_USAGE_DESCRIPTION"])
@@ -238,7 +238,7 @@ struct InfoPlistTests {
     @Test("merged keeps severity order, stable within a severity")
     func merged() {
         func f(_ code: String, _ s: Severity) -> Finding {
-            Finding(code: code, severity: s, title: code, detail: "d", advice: "a")
+            Finding(code: FindingCode(rawValue: code), severity: s, title: code, detail: "d", advice: "a")
         }
         let all = InfoPlist.merged([f("A", .error), f("B", .warning), f("C", .info)], [f("D", .error), f("E", .info)])
         #expect(codes(all) == ["A", "D", "B", "C", "E"])
@@ -312,8 +312,9 @@ struct InfoPlistCrossCheckTests {
                 "PLIST_MISSING_SERVICE", "PLIST_MISSING_APP_ID", "PLIST_MISSING_USAGE_DESCRIPTION",
             ])
         let all = InfoPlist.merged(
-            [Finding(code: "X", severity: .info, title: "x", detail: "x", advice: "x")], findings)
-        #expect(all.last?.code == "X")
+            [Finding(code: FindingCode(rawValue: "X"), severity: .info, title: "x", detail: "x", advice: "x")], findings
+        )
+        #expect(all.last?.code.rawValue == "X")
     }
 
     @Test("a capture without app IDs and a plist without one: PLIST_NO_APP_ID beside PLIST_OK")

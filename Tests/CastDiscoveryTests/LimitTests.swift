@@ -86,7 +86,7 @@ struct LimitTests {
         let tv = try #require(report.devices.first { $0.id == "0a1b2c3d4e5f" })
         #expect(tv.friendlyName == "Living Room TV")
         #expect(tv.addresses == [IPAddress.v4(IPv4Address(192, 0, 2, 50))])
-        let limit = try #require(report.findings.first { $0.code == "LIMIT_REACHED" })
+        let limit = try #require(report.findings.first { $0.code == .limitReached })
         #expect(limit.severity == .warning)
         #expect(limit.detail.contains("incomplete device"))
         #expect(
@@ -109,7 +109,7 @@ struct LimitTests {
         #expect(report.devices.contains { $0.id == "0a1b2c3d4e5f" })
         #expect(report.devices.count < 500)
         #expect(report.limitDrops.names > 1000)
-        let limit = try #require(report.findings.first { $0.code == "LIMIT_REACHED" })
+        let limit = try #require(report.findings.first { $0.code == .limitReached })
         #expect(limit.detail.contains("--max-names"))
     }
 
@@ -127,7 +127,7 @@ struct LimitTests {
         let report = Flood.report(&tracker, options)
         #expect(report.clients.count == 100)
         #expect(report.limitDrops.clients == 900)
-        #expect(report.findings.contains { $0.code == "LIMIT_REACHED" && $0.detail.contains("--max-clients") })
+        #expect(report.findings.contains { $0.code == .limitReached && $0.detail.contains("--max-clients") })
     }
 
     @Test("no flood, no LIMIT_REACHED")
@@ -137,7 +137,7 @@ struct LimitTests {
             Flood.packet(1, at: 0, from: .v4(IPv4Address(192, 0, 2, 50)), Flood.realDevice()), capture: 0)
         let report = Flood.report(&tracker, AnalysisOptions())
         #expect(report.limitDrops.isEmpty)
-        #expect(!report.findings.contains { $0.code == "LIMIT_REACHED" })
+        #expect(!report.findings.contains { $0.code == .limitReached })
     }
 
     @Test("100,000 first fragments: reassembly stays bounded and the real announcement still decodes")
@@ -183,7 +183,7 @@ struct LimitTests {
             file: "flood", linkType: "EN10MB", packets: frame, statistics: stats, start: nil, end: nil)
         let report = Flood.report(&tracker, AnalysisOptions(), captures: [capture])
         #expect(report.devices.contains { $0.id == "0a1b2c3d4e5f" })
-        let limit = try #require(report.findings.first { $0.code == "LIMIT_REACHED" })
+        let limit = try #require(report.findings.first { $0.code == .limitReached })
         #expect(limit.detail.contains("--max-fragments"))
     }
 }

@@ -60,10 +60,10 @@ struct ProductFloodTests {
         #expect(report.limitDrops.latencyRows > 0)
         #expect(report.queries.count == 100 && report.limitDrops.queries > 0)
         #expect(report.queries.allSatisfy { $0.missed.count <= QueryOutcome.maximumDevicesListed })
-        var perCode: [String: Int] = [:]
+        var perCode: [FindingCode: Int] = [:]
         for f in report.findings { perCode[f.code, default: 0] += 1 }
         #expect(perCode.values.allSatisfy { $0 <= Diagnosis.maximumFindingsPerCode }, "\(perCode)")
-        let limit = report.findings.first { $0.code == "LIMIT_REACHED" }
+        let limit = report.findings.first { $0.code == .limitReached }
         for flag in ["--max-sessions", "--max-pairs", "--max-rows"] {
             #expect(limit?.detail.contains(flag) == true, "\(flag) in \(limit?.detail ?? "no LIMIT_REACHED")")
         }

@@ -151,7 +151,7 @@ enum ReportFixtures {
 
     static func finding(_ severity: Severity, _ code: String = "TEST_CODE", frames: [FrameRef] = []) -> Finding {
         Finding(
-            code: code, severity: severity, title: "Title <script>alert(1)</script>",
+            code: FindingCode(rawValue: code), severity: severity, title: "Title <script>alert(1)</script>",
             detail: "Device \"><img src=x onerror=alert(2)> never answered\u{1B}[31m \u{202E}txt.exe",
             advice: "Check 'quotes' & <b>tags</b> at //evil.example/x", frames: frames,
             subjects: FindingSubjects(
@@ -352,7 +352,7 @@ struct HTMLReportTests {
                 ["healthy-ipv4.pcap", "goodbye.pcap"],
                 findings: [
                     Finding(
-                        code: "DEVICE_LEFT", severity: .info, title: "A device said goodbye", detail: "d",
+                        code: .deviceLeft, severity: .info, title: "A device said goodbye", detail: "d",
                         advice: "a", frames: [FrameRef(capture: 1, frame: 27), FrameRef(capture: 0, frame: 3)])
                 ]))
         _ = try checkPage(two)

@@ -1,0 +1,98 @@
+import WireFormat
+
+/// What the rules read: the report, the other inputs, and the indexes several rules share,
+/// each built once.
+///
+/// The indexes are keyed, so that no rule costs clients × queries or clients × devices ×
+/// latency rows: a flood of fake clients and devices must not hang the diagnosis.
+struct DiagnosisContext {
+    let report: AnalysisReport
+    let inputs: DiagnosisInputs
+
+    /// Devices heard over mDNS (not only through DIAL), in report order.
+    let mdnsDevices: [Device]
+    /// Every device by id (the first one, should an id repeat).
+    let devicesByID: [String: Device]
+    /// mDNS and SSDP packets in all captures.
+    let mdnsPackets: Int
+    let ssdpPackets: Int
+    /// Whether some client searched with SSDP M-SEARCH for DIAL.
+    let dialSearched: Bool
+    /// The end of the latest capture.
+    let captureEnd: Timestamp?
+
+    /// Each client's queries, in report order.
+    let queriesByClient: [IPAddress: [QueryOutcome]]
+    /// Clients with at least one query that some device answered.
+    let clientsAnswered: Set<IPAddress>
+    /// Latency rows by client, then by device id.
+    let latencyRows: [IPAddress: [String: [LatencyRow]]]
+    /// The queries each device (by id) missed.
+    let queriesMissedBy: [String: [QueryOutcome]]
+    /// TTLs (seconds, non-zero, sorted) that mDNS devices' records use: cache refreshes at
+    /// 80/85/90/95 % of one of them are legitimately close together (RFC 6762 §5.2).
+    let refreshTTLs: [UInt32]
+    /// mDNS devices whose records arrived from IPv4 addresses not their own: those copies,
+    /// and whether the device was also heard directly (a repeater) or never (a reflector).
+    let relayed: [(device: Device, copies: [(address: IPAddress, frame: FrameRef)], alsoDirect: Bool)]
+
+    init(_ report: AnalysisReport, inputs: DiagnosisInputs) {
+        self.report = report
+        self.inputs = inputs
+        mdnsDevices = report.devices.filter { $0.via.contains("mdns") }
+        devicesByID = Dictionary(report.devices.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        mdnsPackets = report.captures.reduce(0) { $0 + $1.mdnsPackets }
+        ssdpPackets = report.captures.reduce(0) { $0 + $1.ssdpPackets }
+        dialSearched = report.clients.contains { $0.dialSearches > 0 }
+        captureEnd = report.captures.compactMap(\.end).max()
+
+        queriesByClient = Dictionary(grouping: report.queries, by: \.client)
+        clientsAnswered = Set(report.queries.filter { !$0.answered.isEmpty }.map(\.client))
+        var rows: [IPAddress: [String: [LatencyRow]]] = [:]
+        for row in report.latency { rows[row.client, default: [:]][row.deviceID, default: []].append(row) }
+        latencyRows = rows
+        var missed: [String: [QueryOutcome]] = [:]
+        for q in report.queries { for id in q.missed { missed[id, default: []].append(q) } }
+        queriesMissedBy = missed
+        refreshTTLs = Set(mdnsDevices.flatMap { $0.ttls.flatMap(\.values) }.filter { $0 > 0 }).sorted()
+
+        var relayed: [(device: Device, copies: [(address: IPAddress, frame: FrameRef)], alsoDirect: Bool)] = []
+        for d in mdnsDevices {
+            let own = Set(d.addresses)
+            let v4Sources = d.sourceFrames.filter { if case .v4 = $0.address { return true } else { return false } }
+            let foreign = v4Sources.filter { !own.contains($0.address) }
+            guard !own.isEmpty, !foreign.isEmpty else { continue }
+            relayed.append((d, foreign, v4Sources.contains { own.contains($0.address) }))
+        }
+        self.relayed = relayed
+    }
+
+    /// A device's friendly name, else its id.
+    func name(of id: String) -> String { devicesByID[id]?.friendlyName ?? id }
+}
+
+/// One client as the client rules see it: the client, its queries, and what they share.
+struct ClientContext {
+    let client: Client
+    /// Its address as text.
+    let address: String
+    /// Its queries, in report order, and their frames.
+    let queries: [QueryOutcome]
+    let queryFrames: [FrameRef]
+    /// Whether any of its queries was answered (or rightly not, by known-answer suppression).
+    let answered: Bool
+    /// The finding subject naming only this client.
+    let subject: FindingSubjects
+
+    init(_ client: Client, in context: DiagnosisContext) {
+        self.client = client
+        address = client.address.description
+        queries = context.queriesByClient[client.address] ?? []
+        queryFrames = queries.map(\.frame)
+        answered = queries.contains { !$0.answered.isEmpty || !$0.suppressed.isEmpty }
+        subject = FindingSubjects(clients: [address])
+    }
+
+    /// Whether it searched with mDNS at all (the rules about queries need that).
+    var queried: Bool { client.queries > 0 }
+}

@@ -1,0 +1,103 @@
+/// The stable identifier of a finding (`QUERIES_UNANSWERED`), documented in
+/// docs/diagnostics.md.
+///
+/// An open set in the style of swift-system's `Errno`: the codes castscope produces are
+/// static members, listed in ``known``, and a code read from elsewhere (a JSON report of a
+/// newer version) is kept as it is.
+public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The code as written in reports: upper case words joined by underscores.
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public var description: String { rawValue }
+
+    // MARK: The capture itself
+
+    /// 802.11 data frames are encrypted, so the mDNS inside them cannot be read.
+    public static let encryptedWiFi = FindingCode(rawValue: "ENCRYPTED_WIFI")
+    /// The capture file ends in the middle of a record.
+    public static let truncatedCapture = FindingCode(rawValue: "TRUNCATED_CAPTURE")
+    /// Discovery packets that could not be decoded.
+    public static let malformedPackets = FindingCode(rawValue: "MALFORMED_PACKETS")
+
+    // MARK: Discovery traffic
+
+    /// Not one mDNS packet in the capture.
+    public static let noMDNSTraffic = FindingCode(rawValue: "NO_MDNS_TRAFFIC")
+    /// mDNS is present, but nobody searched for Cast devices.
+    public static let noCastQueries = FindingCode(rawValue: "NO_CAST_QUERIES")
+
+    // MARK: Clients
+
+    /// A client searched only with SSDP/DIAL, never with mDNS.
+    public static let dialOnly = FindingCode(rawValue: "DIAL_ONLY")
+    /// A client's Cast queries got no answer, and no Cast device was heard at all.
+    public static let queriesUnanswered = FindingCode(rawValue: "QUERIES_UNANSWERED")
+    /// Cast devices are on the network, but none answered this client.
+    public static let clientNotAnswered = FindingCode(rawValue: "CLIENT_NOT_ANSWERED")
+    /// A client's app-ID subtype query got no answer, while the base type was answered.
+    public static let appIDUnanswered = FindingCode(rawValue: "APP_ID_UNANSWERED")
+    /// A device's PTR reached a client, but its SRV, TXT or address never did.
+    public static let incompleteResolution = FindingCode(rawValue: "INCOMPLETE_RESOLUTION")
+    /// A device answered a client's query later than RFC 6762 allows for shared answers.
+    public static let slowResponse = FindingCode(rawValue: "SLOW_RESPONSE")
+    /// A client queries faster than RFC 6762 §5.2 allows.
+    public static let queryStorm = FindingCode(rawValue: "QUERY_STORM")
+    /// A client sends legacy unicast queries (not from port 5353).
+    public static let legacyUnicast = FindingCode(rawValue: "LEGACY_UNICAST")
+
+    // MARK: Devices
+
+    /// A device's TXT record lacks `id` or `fn`, or its SRV port is 0.
+    public static let txtMissingRequired = FindingCode(rawValue: "TXT_MISSING_REQUIRED")
+    /// A device's host resolves only to IPv6.
+    public static let noIPv4Address = FindingCode(rawValue: "NO_IPV4_ADDRESS")
+    /// A device said goodbye (records with TTL 0) and did not come back.
+    public static let deviceLeft = FindingCode(rawValue: "DEVICE_LEFT")
+    /// A device went silent and its records expired while queries for it went unanswered.
+    public static let deviceExpired = FindingCode(rawValue: "DEVICE_EXPIRED")
+    /// A device's host announced more than one IPv4 address.
+    public static let addressChanged = FindingCode(rawValue: "ADDRESS_CHANGED")
+    /// Two devices share a friendly name, or one device appears under several instance names.
+    public static let duplicateName = FindingCode(rawValue: "DUPLICATE_NAME")
+
+    // MARK: The path
+
+    /// A device's records arrive only from another host (a reflector or gateway).
+    public static let crossSubnet = FindingCode(rawValue: "CROSS_SUBNET")
+    /// mDNS packets were re-sent by a reflector, repeater or router on the path.
+    public static let reflectedTraffic = FindingCode(rawValue: "REFLECTED_TRAFFIC")
+
+    // MARK: Limits and live capture
+
+    /// Some discovery state was dropped to keep memory bounded.
+    public static let limitReached = FindingCode(rawValue: "LIMIT_REACHED")
+    /// The kernel or the interface dropped packets during a live capture.
+    public static let packetsDropped = FindingCode(rawValue: "PACKETS_DROPPED")
+
+    // MARK: Info.plist
+
+    /// The Info.plist cannot be used: not a property list, or a Cast key of the wrong type.
+    public static let plistMalformed = FindingCode(rawValue: "PLIST_MALFORMED")
+    /// `NSBonjourServices` is absent or does not list `_googlecast._tcp`.
+    public static let plistMissingService = FindingCode(rawValue: "PLIST_MISSING_SERVICE")
+    /// `NSBonjourServices` does not list the type of an app ID given, inferred or seen.
+    public static let plistMissingAppID = FindingCode(rawValue: "PLIST_MISSING_APP_ID")
+    /// `NSLocalNetworkUsageDescription` is absent, empty or only whitespace.
+    public static let plistMissingUsageDescription = FindingCode(rawValue: "PLIST_MISSING_USAGE_DESCRIPTION")
+    /// No app ID was given or found, so the app's own Cast subtype was not checked.
+    public static let plistNoAppID = FindingCode(rawValue: "PLIST_NO_APP_ID")
+    /// The Info.plist has what Cast discovery needs.
+    public static let plistOK = FindingCode(rawValue: "PLIST_OK")
+
+    /// Every code castscope produces, in the order of docs/diagnostics.md.
+    public static let known: [FindingCode] = [
+        .noMDNSTraffic, .noCastQueries, .queriesUnanswered, .clientNotAnswered, .appIDUnanswered,
+        .incompleteResolution, .noIPv4Address, .txtMissingRequired, .deviceLeft, .deviceExpired, .slowResponse,
+        .crossSubnet, .reflectedTraffic, .duplicateName, .addressChanged, .queryStorm, .legacyUnicast, .dialOnly,
+        .truncatedCapture, .malformedPackets, .limitReached, .packetsDropped, .encryptedWiFi,
+        .plistMalformed, .plistMissingService, .plistMissingAppID, .plistMissingUsageDescription, .plistNoAppID,
+        .plistOK,
+    ]
+}

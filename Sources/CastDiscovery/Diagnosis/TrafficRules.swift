@@ -1,0 +1,44 @@
+// Rules about whether there is discovery traffic at all.
+extension Diagnosis {
+    /// NO_MDNS_TRAFFIC: not one mDNS packet. Encrypted Wi-Fi explains the silence
+    /// (ENCRYPTED_WIFI), and a DIAL-only sender is its own finding (DIAL_ONLY).
+    static func noMDNSTraffic(_ context: DiagnosisContext) -> Finding? {
+        let r = context.report
+        guard context.mdnsPackets == 0, !context.dialSearched,
+            !r.captures.contains(where: { $0.protectedWiFiFrames > 0 })
+        else { return nil }
+        let ssdp = context.ssdpPackets
+        return Finding(
+            code: .noMDNSTraffic, severity: .error, title: "No mDNS traffic at all in the capture",
+            detail: "Not one UDP packet to or from port 5353 in \(r.captures.map(\.packets).reduce(0, +)) "
+                + "frames" + (ssdp > 0 ? " (there are \(ssdp) SSDP packets)." : ".")
+                + " Either the capture was taken on the wrong interface or with a filter that drops mDNS, "
+                + "or nothing on this network speaks mDNS.",
+            advice: "Capture on the interface the sender uses for the LAN (not a VPN, cellular or Docker "
+                + "interface), without a capture filter or with `udp port 5353 or udp port 1900`, while "
+                + "pressing the Cast button.")
+    }
+
+    /// NO_CAST_QUERIES: mDNS is there, but no client searched for Cast devices, with mDNS or
+    /// with DIAL.
+    static func noCastQueries(_ context: DiagnosisContext) -> Finding? {
+        let r = context.report
+        guard context.mdnsPackets > 0, !context.dialSearched, !r.clients.contains(where: { $0.queries > 0 })
+        else { return nil }
+        let heard = context.mdnsDevices
+        return Finding(
+            code: .noCastQueries, severity: .error, title: "Nobody searched for Cast devices",
+            detail: "The capture has \(context.mdnsPackets) mDNS packets but no query for _googlecast._tcp.local "
+                + "or an app-ID subtype, and no DIAL search."
+                + (heard.isEmpty
+                    ? ""
+                    : " \(Wording.count(heard.count, "Cast device")) \(Wording.noun(heard.count, "was", "were")) "
+                        + "heard announcing, so the network carries mDNS: the sender never asked."),
+            advice: "On iOS 14+, check that the app may use the Local Network (Settings › Privacy › Local "
+                + "Network) and that Info.plist has NSBonjourServices with _googlecast._tcp and "
+                + "_<APPID>._googlecast._tcp plus NSLocalNetworkUsageDescription (castscope check-plist). "
+                + "With startDiscoveryAfterFirstTapOnCastButton, discovery starts only after the first tap. "
+                + "Make sure the capture covers the moment the Cast button was pressed.",
+            frames: heard.map(\.firstFrame), subjects: FindingSubjects(devices: heard.map(\.id)))
+    }
+}

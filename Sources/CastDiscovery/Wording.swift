@@ -1,0 +1,96 @@
+import WireFormat
+
+/// How numbers, lists, times and option names are written in English text, in one place for
+/// the findings and the reports so that they always agree (no Foundation: no locale).
+public enum Wording {
+    // MARK: Counts
+
+    /// `1 query`, `2 queries`: the number and the noun (the plural is `singular + "s"`
+    /// unless given).
+    public static func count(_ n: Int, _ singular: String, _ plural: String? = nil) -> String {
+        "\(n) " + noun(n, singular, plural)
+    }
+
+    /// `query` for one, `queries` otherwise (the plural is `singular + "s"` unless given).
+    public static func noun(_ n: Int, _ singular: String, _ plural: String? = nil) -> String {
+        n == 1 ? singular : plural ?? singular + "s"
+    }
+
+    // MARK: Lists
+
+    /// `a`, `a and b`, `a, b and c`; `ifEmpty` for no items.
+    public static func list(_ items: [String], ifEmpty: String = "") -> String {
+        switch items.count {
+        case 0: ifEmpty
+        case 1: items[0]
+        default: items.dropLast().joined(separator: ", ") + " and " + items[items.count - 1]
+        }
+    }
+
+    /// `a, b, c`, at most `maximum` items, the rest counted: `a, b and 3 more`.
+    public static func capped(_ items: [String], maximum: Int) -> String {
+        guard items.count > maximum else { return items.joined(separator: ", ") }
+        return items.prefix(maximum).joined(separator: ", ") + " and \(items.count - maximum) more"
+    }
+
+    /// ``list(_:ifEmpty:)`` for at most `maximum` items, ``capped(_:maximum:)`` beyond (a flood
+    /// of fake names must not make one sentence megabytes long).
+    public static func cappedList(_ items: [String], maximum: Int, ifEmpty: String = "") -> String {
+        items.count > maximum ? capped(items, maximum: maximum) : list(items, ifEmpty: ifEmpty)
+    }
+
+    // MARK: Numbers and durations
+
+    /// `v` with `places` decimals (half away from zero), no exponent, no minus sign on a zero;
+    /// `0` when not finite, and clamped to ±9·10¹⁷ units of the last place.
+    public static func decimal(_ v: Double, places: Int) -> String {
+        guard v.isFinite else { return "0" }
+        var scale: Int64 = 1
+        for _ in 0..<places { scale *= 10 }
+        let n = Int64(Swift.min(abs(v) * Double(scale), 9e17).rounded())
+        let sign = v < 0 && n != 0 ? "-" : ""
+        if places == 0 { return sign + String(n) }
+        let fraction = String(n % scale)
+        return sign + "\(n / scale)." + String(repeating: "0", count: places - fraction.count) + fraction
+    }
+
+    /// A duration for people, from milliseconds: `0.9 ms`, `104 ms`, `1.25 s`, `12.5 s`.
+    public static func duration(milliseconds ms: Double) -> String {
+        if ms < 10 { return decimal(ms, places: 1) + " ms" }
+        if ms < 1000 { return decimal(ms, places: 0) + " ms" }
+        return decimal(ms / 1000, places: ms < 10_000 ? 2 : 1) + " s"
+    }
+
+    // MARK: Times
+
+    /// The time of day in UTC to the millisecond, `23:40:01.123` (milliseconds truncated).
+    public static func clock(_ t: Timestamp) -> String {
+        // Bytes, not interpolation: reports write one clock time per latency row.
+        let second = ((t.seconds % 86400) + 86400) % 86400
+        let millis = Int64(Swift.min(Swift.max(t.nanoseconds, 0), 999_999_999)) / 1_000_000
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(12)
+        func digits(_ v: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                bytes.append(UInt8(0x30 + v / divisor % 10))
+                divisor /= 10
+            }
+        }
+        digits(second / 3600, 2)
+        bytes.append(0x3A)
+        digits(second / 60 % 60, 2)
+        bytes.append(0x3A)
+        digits(second % 60, 2)
+        bytes.append(0x2E)
+        digits(millis, 3)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    // MARK: Options
+
+    /// How the command line spells the option of a setting: `--max-devices` for
+    /// `max-devices`. Text that points the user to an option names it through this.
+    public static func option(_ name: String) -> String { "--" + name }
+}
