@@ -1,3 +1,7 @@
+// CastDiscovery: the Cast domain, pure (no I/O): what TXT keys and the `ca` bits mean, the
+// streaming tracker (Tracker/: devices, clients, sessions, latency), the diagnosis rules
+// (Diagnosis/), the Info.plist check, and the limits that bound all of it.
+
 /// The command-line options, besides the limits (``Limit``), that findings' advice points
 /// the user to. The domain keeps the option's name; ``flag`` spells it as the command line
 /// does, so that text never writes an option by hand.

@@ -1,3 +1,7 @@
+// PcapCapture: capture files (pcap, pcapng) and live interfaces, the BPF filters, writing pcaps
+// and dropping privileges. The only module that uses libpcap; everything above it sees records
+// (a header and borrowed bytes), never a pcap handle.
+
 import CLibpcap
 import WireFormat
 

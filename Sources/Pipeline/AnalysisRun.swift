@@ -1,3 +1,6 @@
+// Pipeline: running the analysis (see Pipeline.swift): capture sources, AnalysisRun, the live
+// session, extraction. It prints nothing; notices and exit statuses go back to the caller.
+
 import CastDiscovery
 import Dispatch
 import PcapCapture

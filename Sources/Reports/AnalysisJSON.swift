@@ -1,3 +1,6 @@
+// Reports: renderers only. Text, JSON, Markdown and the HTML+SVG report of an analysis, and the
+// text and JSON lines of `dump` and `live`; they take finished values and decide nothing.
+
 import CastDiscovery
 import WireFormat
 

@@ -1,3 +1,7 @@
+// WireFormat: pure decoding, no Foundation and no libpcap: a bounds-checked cursor, link layers,
+// IPv4/IPv6 with reassembly, UDP, DNS (one parser, the checked view) and SSDP. Frames are
+// borrowed and decoded in place; only discovery packets become owned values.
+
 /// A 48-bit IEEE 802 MAC address.
 public struct MACAddress: Hashable, Sendable, CustomStringConvertible, Comparable {
     /// The six octets in the low 48 bits, first octet most significant.

@@ -1,3 +1,6 @@
+// castscope: the command line (see main.swift): parse the arguments (CLI/: one grammar, from
+// the option specs), run the Pipeline, render with Reports, exit with a sysexits status.
+
 import CastDiscovery
 import Pipeline
 import Reports
