@@ -29,6 +29,8 @@ enum LiveCommand {
         var user = "nobody"
         var analysis = AnalysisOptions()
         var failOn: Severity?
+        /// `--color`: whether the text analysis at the end is coloured.
+        var color = ColorChoice.auto
     }
 
     static func run(_ arguments: [String]) -> ExitStatus {
@@ -109,7 +111,7 @@ enum LiveCommand {
                     + "\(outcome.discoveryPackets) discovery, \(outcome.dropped) dropped by the kernel, "
                     + "\(outcome.interfaceDropped) by the interface" + (o.write.map { "; written to \($0)" } ?? "")
                     + "\n\n")
-            out.write(AnalysisText.render(report))
+            out.write(AnalysisText.render(report, style: TextStyle(colored: o.color.enabled(writingTo: nil))))
         }
         out.flush()
         if outcome.reason == .error { return .ioError }

@@ -61,6 +61,7 @@ extension LiveCommand {
                     "OUTPUT",
                     [
                         .choice("--format", aliases: ["-f"], name: "FORMAT", \.format),
+                        CommonOptions.color(\.color),
                         .value(
                             "--write", short: "-w", name: "FILE",
                             help: "Keep the captured packets in this pcap, as tcpdump -w does (frame numbers match "
