@@ -56,6 +56,16 @@ public struct CaptureRun {
     /// Whether the `-c N` limit has been reached.
     var limitReached: Bool { frameLimit.map { file.recordsRead >= $0 } ?? false }
 
+    /// Whether to read another record (the `-c N` limit is not reached); every 4096 records it
+    /// also stores the position in `progress`.
+    @inline(__always)
+    func readsOn(_ progress: ReadProgress?) -> Bool {
+        if let progress, file.recordsRead & 4095 == 0 {
+            progress.record(packets: file.recordsRead, bytes: file.bytesRead)
+        }
+        return !limitReached
+    }
+
     /// Decodes every record, calling `body` for each discovery packet (materialised, for
     /// `dump`).
     /// - Returns: records read, how reading ended, and the warnings to show.
@@ -72,10 +82,7 @@ public struct CaptureRun {
     public mutating func nextPacket(progress: ReadProgress? = nil) -> DiscoveryPacket? {
         var decoder = self.decoder
         defer { self.decoder = decoder }
-        while !limitReached {
-            if let progress, file.recordsRead & 4095 == 0 {
-                progress.record(packets: file.recordsRead, bytes: file.bytesRead)
-            }
+        while readsOn(progress) {
             let next = file.nextRecord { frame, header, bytes in
                 decoder.decode(
                     frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength)
@@ -97,10 +104,7 @@ public struct CaptureRun {
     ) {
         var decoder = self.decoder
         defer { self.decoder = decoder }
-        while !limitReached {
-            if let progress, file.recordsRead & 4095 == 0 {
-                progress.record(packets: file.recordsRead, bytes: file.bytesRead)
-            }
+        while readsOn(progress) {
             let more = file.readRecord { frame, header, bytes in
                 decoder.decodeInPlace(
                     frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength, body
