@@ -1,5 +1,6 @@
 import Foundation
 import PcapCapture
+import Pipeline
 import Testing
 import WireFormat
 
@@ -51,18 +52,11 @@ private enum Analysis {
         return Loaded(info: info, packets: packets)
     }
 
-    /// One timeline per file (the default of `castscope analyze`), then the report.
+    /// One timeline per file (the default of `castscope analyze`), then the report: the
+    /// Pipeline's AnalysisRun, as the command line runs it.
     static func analyze(_ names: [String], options: AnalysisOptions = AnalysisOptions()) throws -> AnalysisReport {
-        var captures: [CaptureInfo] = []
-        var timelines: [TimelineResult] = []
-        for (index, name) in names.enumerated() {
-            let loaded = try load(name)
-            var tracker = DiscoveryTracker(options: options)
-            for p in loaded.packets { tracker.ingest(p, capture: index) }
-            timelines.append(tracker.finish())
-            captures.append(loaded.info)
-        }
-        return AnalysisReport(captures: captures, timelines: timelines, options: options, merged: false)
+        try #require(
+            AnalysisRun.run(AnalysisRun.Options(files: names.map(path), analysis: options), notices: { _ in }).report)
     }
 
     /// Feeds several packet runs (each with its capture index) into one tracker: one timeline.
@@ -803,7 +797,7 @@ struct AnalysisMultiFileTests {
     @Test("healthy-ipv4 + dial-ssdp: one device found by mDNS and DIAL")
     func mdnsAndDial() throws {
         let report = try Analysis.analyze(["healthy-ipv4.pcap", "dial-ssdp.pcap"])
-        #expect(report.captures.map(\.file) == ["healthy-ipv4.pcap", "dial-ssdp.pcap"])
+        #expect(report.captures.map(\.file) == ["healthy-ipv4.pcap", "dial-ssdp.pcap"].map(Analysis.path))
         #expect(report.devices.count == 1)
         let d = try #require(report.devices.first)
         #expect(d.id == ID.livingRoomTV)

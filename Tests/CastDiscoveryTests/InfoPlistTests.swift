@@ -1,5 +1,6 @@
 import Foundation
 import PcapCapture
+import Pipeline
 import Testing
 import WireFormat
 
@@ -251,21 +252,12 @@ struct InfoPlistTests {
 private let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
-/// `castscope analyze` of one capture, as far as the report (without diagnosis).
-private func report(_ name: String) throws -> AnalysisReport {
-    let file = try CaptureFile(path: repoRoot.appendingPathComponent("captures/\(name)").path)
-    var decoder = DiscoveryDecoder(linkType: file.linkType)
-    var tracker = DiscoveryTracker(options: AnalysisOptions())
-    let (records, _) = file.forEachRecord { frame, header, bytes in
-        if let p = decoder.decode(
-            frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength)
-        {
-            tracker.ingest(p, capture: 0)
-        }
-    }
-    let info = CaptureInfo(file: name, linkType: file.linkTypeName, packets: records)
-    return AnalysisReport(
-        captures: [info], timelines: [tracker.finish()], options: AnalysisOptions(), merged: false)
+/// `castscope analyze` of one capture, through the Pipeline's AnalysisRun, optionally with an
+/// Info.plist as `--plist` gives it.
+private func report(_ name: String, plist: InfoPlist? = nil) throws -> AnalysisReport {
+    var options = AnalysisRun.Options(files: [repoRoot.appendingPathComponent("captures/\(name)").path])
+    options.plist = plist
+    return try #require(AnalysisRun.run(options, notices: { _ in }).report)
 }
 
 @Suite("Info.plist cross-check with a capture")
@@ -274,6 +266,14 @@ struct InfoPlistCrossCheckTests {
     // frame 3 (tshark -r captures/multi-device.pcap -Y 'dns.qry.name contains "_sub"' -T fields
     // -e frame.number); the speaker's and the TV's records first appear in frames 6 and 8, and
     // both answer the subtype.
+
+    @Test("analyze --plist: the cross-check's findings are in the report the run builds")
+    func throughTheRun() throws {
+        let plist = InfoPlist(data: xml(services(["_googlecast._tcp"]) + usageXML))
+        let r = try report("multi-device.pcap", plist: plist)
+        #expect(r.findings.contains { $0.code == .plistMissingAppID })
+        #expect(try report("multi-device.pcap").findings.allSatisfy { !$0.code.rawValue.hasPrefix("PLIST_") })
+    }
 
     @Test("an app ID searched for and answered but not declared: PLIST_MISSING_APP_ID with evidence")
     func undeclared() throws {
