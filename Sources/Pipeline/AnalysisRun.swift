@@ -45,12 +45,11 @@ public struct AnalysisRun {
         _ o: Options, notices: NoticeSink, progress: (([ReadProgress]) -> Void)? = nil
     ) -> (report: AnalysisReport?, status: ExitStatus) {
         var status = ExitStatus.success
-        var reassembly = ReassemblyLimits()
-        reassembly.maximumDatagrams = o.analysis.capacity.fragments
         var runs: [CaptureRun] = []
         for path in o.files {
             switch CaptureRun.open(
-                path, prefilter: o.prefilter, reassembly: reassembly, frameLimit: o.frameLimit, notices: notices)
+                path, prefilter: o.prefilter, reassembly: o.analysis.reassemblyLimits, frameLimit: o.frameLimit,
+                notices: notices)
             {
             case .success(let run): runs.append(run)
             case .failure(let e): if status == .success { status = e.status }

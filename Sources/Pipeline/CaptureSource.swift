@@ -1,3 +1,4 @@
+import CastDiscovery
 import PcapCapture
 import WireFormat
 
@@ -157,6 +158,16 @@ public struct CaptureRun {
                     + "\(reassembly.incomplete) incomplete when the capture ended)")
         }
         return notes
+    }
+}
+
+extension AnalysisOptions {
+    /// The decoder's reassembly limits, with `--max-fragments` applied: files and live
+    /// interfaces decode with the same bounds.
+    var reassemblyLimits: ReassemblyLimits {
+        var limits = ReassemblyLimits()
+        limits.maximumDatagrams = capacity.fragments
+        return limits
     }
 }
 

@@ -142,9 +142,9 @@ public final class LiveSession {
         var analysis = o.analysis
         analysis.collectEvents = true
         var tracker = DiscoveryTracker(options: analysis)
-        var reassembly = ReassemblyLimits()
-        reassembly.maximumDatagrams = analysis.capacity.fragments
-        var decoders = captures.map { DiscoveryDecoder(linkType: $0.linkType, reassemblyLimits: reassembly) }
+        var decoders = captures.map {
+            DiscoveryDecoder(linkType: $0.linkType, reassemblyLimits: analysis.reassemblyLimits)
+        }
         let name = "live: " + captures.map(\.interface).joined(separator: ", ")
         var frames = 0
         var first: Timestamp?
@@ -181,11 +181,10 @@ public final class LiveSession {
                     if first == nil { first = header.timestamp }
                     last = header.timestamp
                     writer?.write(bytes, timestamp: header.timestamp, originalLength: header.originalLength)
-                    if let packet = decoders[index].decode(
-                        frame: frames, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength)
-                    {
-                        tracker.ingest(packet, capture: 0)
-                    }
+                    // In place, as analyze reads a file: nothing is materialised.
+                    decoders[index].decodeInPlace(
+                        frame: frames, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength
+                    ) { packet, view in tracker.ingest(packet, message: view, capture: 0) }
                     tracker.advance(to: header.timestamp)
                 }
                 if handled == nil {

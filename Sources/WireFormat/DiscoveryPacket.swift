@@ -149,18 +149,19 @@ public struct DiscoveryPacket: Hashable, Sendable {
         }
         set {
             let message: RareFields.Message
+            var wire: MessageBytes?
             switch newValue {
             case .mdns(let m):
                 isMDNS = true
                 message = m.map { .dns($0) } ?? .absent
+                // A message set as a value (a fixture, a message to send) is kept in wire
+                // format too, so that it is read through the one parser like a decoded one.
+                wire = m.map { MessageBytes(bytes: $0.wireFormat(), base: 0) }
             case .ssdp(let m):
                 isMDNS = false
                 message = m.map { .ssdp($0) } ?? .absent
             }
-            if !(message == .absent && rare == nil) { setRare(message: message) }
-            // A message set as a value (a fixture, a message to send) is kept in wire format
-            // too, so that it is read through the one parser like a decoded one.
-            if case .mdns(let m?) = newValue { setMDNS(m, wire: m.wireFormat()) }
+            if !(message == .absent && rare == nil) { setRare(message: message, messageBytes: wire) }
         }
     }
 
@@ -191,11 +192,6 @@ public struct DiscoveryPacket: Hashable, Sendable {
     mutating func setMDNS(_ message: DNSMessage, bytes: ByteCursor) {
         isMDNS = true
         setRare(message: .dns(message), messageBytes: MessageBytes(bytes: Array(bytes.bytes), base: bytes.base))
-    }
-
-    /// Sets the mDNS message with its wire format (offset 0 at its header).
-    private mutating func setMDNS(_ message: DNSMessage, wire: [UInt8]) {
-        setRare(message: .dns(message), messageBytes: MessageBytes(bytes: wire, base: 0))
     }
 
     /// Calls `body` with the mDNS message checked again in place over the bytes the packet
