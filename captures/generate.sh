@@ -6,6 +6,7 @@
 #   sudo captures/generate.sh --list     # list capture names
 #   CASTSCOPE_CAPTURE_DIR=/tmp/x sudo -E captures/generate.sh   # write elsewhere
 #   sudo PYTHON=/path/to/python3 captures/generate.sh   # python with zeroconf
+#   CASTSCOPE_NS_PREFIX=h1 sudo -E captures/generate.sh  # namespaces h1-*, for parallel runs
 #
 # After generating, captures/verify.sh checks the content of each file.
 # Every capture is made with real daemons (avahi-daemon, python-zeroconf,
@@ -22,7 +23,7 @@
 #   iptables (only for own-queries-dropped; uses the iptables-legacy command).
 #
 # Safety rules:
-#   * must run as root; all traffic stays inside the network namespaces cs-*
+#   * must run as root; all traffic stays inside the network namespaces cs-* (or $CASTSCOPE_NS_PREFIX-*)
 #     created here (nothing is attached to the host's own interfaces);
 #   * only documentation addresses: 192.0.2.0/24 and 2001:db8::/32 (plus the
 #     fe80:: link-local addresses the kernel adds inside the namespaces);
@@ -39,6 +40,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOOLS=$HERE/tools
 OUT=${CASTSCOPE_CAPTURE_DIR:-$HERE}
 PY=${PYTHON:-python3}   # the python3 that has `zeroconf` (sudo may reset PATH)
+NSP=${CASTSCOPE_NS_PREFIX:-cs}   # namespace names start with this and a dash (parallel runs use their own)
 ALL_CAPTURES=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented
               legacy-unicast dial-ssdp client-isolation own-queries-dropped reflector
               no-cast-queries no-mdns app-id-unanswered incomplete-resolution
@@ -92,7 +94,7 @@ check_requirements() {
     TSPREC=""
   fi
   local stale
-  stale=$(ip netns list | awk '/^cs-/{print $1}' | tr '\n' ' ')
+  stale=$(ip netns list | awk -v p="^${NSP}-" '$1 ~ p {print $1}' | tr '\n' ' ')
   [[ -z $stale ]] || die "namespaces from an earlier run exist: $stale -- remove them with: for n in $stale; do ip netns del \$n; done"
 }
 
@@ -142,8 +144,8 @@ mkns() {
   psys "$1" net.ipv6.conf.all.router_solicitations 0
 }
 
-mkbridge() { # BR [NS]  -- a bridge in the switch namespace (default cs-br)
-  local br=$1 ns=${2:-cs-br}
+mkbridge() { # BR [NS]  -- a bridge in the switch namespace (default ${NSP}-br)
+  local br=$1 ns=${2:-${NSP}-br}
   if ! ip netns list | grep -qx "$ns\( .*\)\?"; then
     mkns "$ns"
     # the switch itself must not send anything (no IPv6 link-local, MLD, RS)
@@ -158,11 +160,11 @@ mkbridge() { # BR [NS]  -- a bridge in the switch namespace (default cs-br)
 #   creates NS (if needed) and a veth IFNAME in it whose peer is a port of BR
 add_host() {
   local ns=$1 ifn=$2 mac=$3 br=$4 ip4=$5 ip6=$6
-  local port="p-${ns#cs-}-$ifn"
+  local port="p-${ns#${NSP}-}-$ifn"
   port=${port:0:15}
   ip netns list | grep -qx "$ns\( .*\)\?" || mkns "$ns"
-  ip -n "$ns" link add "$ifn" address "$mac" type veth peer name "$port" netns cs-br
-  ip -n cs-br link set "$port" master "$br" up
+  ip -n "$ns" link add "$ifn" address "$mac" type veth peer name "$port" netns ${NSP}-br
+  ip -n ${NSP}-br link set "$port" master "$br" up
   [[ $ip4 == - ]] || ip -n "$ns" addr add "$ip4" dev "$ifn"
   [[ $ip6 == - ]] || ip -n "$ns" addr add "$ip6" dev "$ifn" nodad
   ip -n "$ns" link set "$ifn" up
@@ -174,7 +176,7 @@ lan() { # [v4|v6|dual]
   mkbridge br0
   a4() { [[ $mode == v6 ]] && echo - || echo "$1/24"; }
   a6() { [[ $mode == v4 ]] && echo - || echo "$1/64"; }
-  add_host cs-sender eth0 02:ca:57:00:00:10 br0 "$(a4 $SENDER4)" "$(a6 $SENDER6)"
+  add_host ${NSP}-sender eth0 02:ca:57:00:00:10 br0 "$(a4 $SENDER4)" "$(a6 $SENDER6)"
 }
 
 # --- process helpers --------------------------------------------------------
@@ -296,8 +298,8 @@ show_log() { sed "s/^/    $1: /" "$WORK/$1.log"; }
 # Cast devices (cast_browser.py, IPv4, 6 s), then show the browser's log
 capture_browse() {
   local name=$1
-  start_capture cs-sender eth0 "$name"
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
+  start_capture ${NSP}-sender eth0 "$name"
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
   finish browser 20
   stop_capture "$name"
   show_log browser
@@ -308,8 +310,8 @@ capture_browse() {
 
 cap_healthy-ipv4() {
   lan v4
-  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
-  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
   wait_log dev1 "successfully established" 15
   sleep 5 # let avahi finish probing/announcing before the capture starts
   capture_browse healthy-ipv4
@@ -317,15 +319,15 @@ cap_healthy-ipv4() {
 
 cap_multi-device() {
   lan v4
-  add_host cs-tv eth0 02:ca:57:00:00:22 br0 $ULTRA4/24 -
-  add_host cs-speaker eth0 02:ca:57:00:00:23 br0 $MINI4/24 -
-  start_avahi tv cs-tv $ULTRA_HOST chromecast-ultra.service yes no
-  spawn speaker cs-speaker "$PY" "$TOOLS/cast_responder.py" --spec "$TOOLS/zc/home-mini-and-group.json" --ip $MINI4 --ip-version v4
+  add_host ${NSP}-tv eth0 02:ca:57:00:00:22 br0 $ULTRA4/24 -
+  add_host ${NSP}-speaker eth0 02:ca:57:00:00:23 br0 $MINI4/24 -
+  start_avahi tv ${NSP}-tv $ULTRA_HOST chromecast-ultra.service yes no
+  spawn speaker ${NSP}-speaker "$PY" "$TOOLS/cast_responder.py" --spec "$TOOLS/zc/home-mini-and-group.json" --ip $MINI4 --ip-version v4
   wait_log tv "successfully established" 15
   wait_log speaker "ready" 15
   sleep 5
-  start_capture cs-sender eth0 multi-device
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 8 \
+  start_capture ${NSP}-sender eth0 multi-device
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 8 \
     --type _googlecast._tcp.local. --type _CC1AD845._sub._googlecast._tcp.local.
   finish browser 25
   stop_capture multi-device
@@ -334,12 +336,12 @@ cap_multi-device() {
 
 cap_goodbye() {
   lan v4
-  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
-  start_capture cs-sender eth0 goodbye
-  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  start_capture ${NSP}-sender eth0 goodbye
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
   wait_log dev1 "successfully established" 15
   sleep 1
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 12
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 12
   wait_log browser "resolved" 10
   sleep 4
   note "stopping avahi-daemon with SIGINT (goodbye packets)"
@@ -351,12 +353,12 @@ cap_goodbye() {
 
 cap_any-sll2() {
   lan v4
-  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
-  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
   wait_log dev1 "successfully established" 15
   sleep 5
-  start_capture cs-sender any any-sll2 -y LINUX_SLL2
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
+  start_capture ${NSP}-sender any any-sll2 -y LINUX_SLL2
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
   finish browser 20
   stop_capture any-sll2
   show_log browser
@@ -364,12 +366,12 @@ cap_any-sll2() {
 
 cap_ipv6() {
   lan v6
-  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 - $CC6/64
-  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service no yes
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 - $CC6/64
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service no yes
   wait_log dev1 "successfully established" 15
   sleep 5
-  start_capture cs-sender eth0 ipv6
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip-version v6 --duration 6
+  start_capture ${NSP}-sender eth0 ipv6
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/cast_browser.py" --ip-version v6 --duration 6
   finish browser 20
   stop_capture ipv6
   show_log browser
@@ -377,15 +379,15 @@ cap_ipv6() {
 
 cap_fragmented() {
   lan dual
-  add_host cs-shield eth0 02:ca:57:00:00:24 br0 $SHIELD4/24 $SHIELD6/64
+  add_host ${NSP}-shield eth0 02:ca:57:00:00:24 br0 $SHIELD4/24 $SHIELD6/64
   # capture from the start: the responder's multicast announcements are
   # fragmented too (IPv4 to 224.0.0.251 and IPv6 to ff02::fb)
-  start_capture cs-sender eth0 fragmented
-  spawn shield cs-shield "$PY" "$TOOLS/cast_responder.py" --spec "$TOOLS/zc/shield-big-txt.json" \
+  start_capture ${NSP}-sender eth0 fragmented
+  spawn shield ${NSP}-shield "$PY" "$TOOLS/cast_responder.py" --spec "$TOOLS/zc/shield-big-txt.json" \
     --ip $SHIELD4 --ip6 $SHIELD6 --ip-version all
   wait_log shield "ready" 15
   sleep 3
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version all --duration 5
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version all --duration 5
   finish browser 20
   stop_capture fragmented
   show_log browser
@@ -393,12 +395,12 @@ cap_fragmented() {
 
 cap_legacy-unicast() {
   lan v4
-  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
-  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
   wait_log dev1 "successfully established" 15
   sleep 5
-  start_capture cs-sender eth0 legacy-unicast
-  spawn legacy cs-sender "$PY" "$TOOLS/legacy_query.py" --ip $SENDER4 --wait 3
+  start_capture ${NSP}-sender eth0 legacy-unicast
+  spawn legacy ${NSP}-sender "$PY" "$TOOLS/legacy_query.py" --ip $SENDER4 --wait 3
   finish legacy 20
   stop_capture legacy-unicast
   show_log legacy
@@ -406,12 +408,12 @@ cap_legacy-unicast() {
 
 cap_dial-ssdp() {
   lan v4
-  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
-  start_capture cs-sender eth0 dial-ssdp
-  spawn ssdpdev cs-dev1 "$PY" "$TOOLS/ssdp_device.py" --ip $CC4 --uuid $CC_HOST --name "Living Room TV"
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  start_capture ${NSP}-sender eth0 dial-ssdp
+  spawn ssdpdev ${NSP}-dev1 "$PY" "$TOOLS/ssdp_device.py" --ip $CC4 --uuid $CC_HOST --name "Living Room TV"
   wait_log ssdpdev "NOTIFY ssdp:alive" 10
   sleep 1
-  spawn search cs-sender "$PY" "$TOOLS/ssdp_search.py" --ip $SENDER4
+  spawn search ${NSP}-sender "$PY" "$TOOLS/ssdp_search.py" --ip $SENDER4
   finish search 20
   sleep 0.5
   stop ssdpdev INT
@@ -426,17 +428,17 @@ cap_client-isolation() {
   # either direction.  A wired host (192.0.2.5, e.g. a Home Assistant box) on a
   # normal port still sees the device and is seen by the sender.
   lan v4
-  add_host cs-wired eth0 02:ca:57:00:00:05 br0 $WIRED4/24 -
-  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
-  ip -n cs-br link set dev p-sender-eth0 type bridge_slave isolated on
-  ip -n cs-br link set dev p-dev1-eth0 type bridge_slave isolated on
-  start_capture cs-sender eth0 client-isolation
-  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  add_host ${NSP}-wired eth0 02:ca:57:00:00:05 br0 $WIRED4/24 -
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  ip -n ${NSP}-br link set dev p-sender-eth0 type bridge_slave isolated on
+  ip -n ${NSP}-br link set dev p-dev1-eth0 type bridge_slave isolated on
+  start_capture ${NSP}-sender eth0 client-isolation
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
   wait_log dev1 "successfully established" 15
   sleep 1
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 10
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 10
   sleep 4
-  spawn wired cs-wired "$PY" "$TOOLS/cast_browser.py" --ip $WIRED4 --ip-version v4 --duration 4
+  spawn wired ${NSP}-wired "$PY" "$TOOLS/cast_browser.py" --ip $WIRED4 --ip-version v4 --duration 4
   finish wired 20
   finish browser 25
   stop_capture client-isolation
@@ -452,17 +454,17 @@ cap_own-queries-dropped() {
   # the sender this is the same as an AP/switch dropping them.  Everything the
   # device multicasts still reaches the sender.
   lan v4
-  add_host cs-phone eth0 02:ca:57:00:00:11 br0 $PHONE4/24 -
-  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
-  ip netns exec cs-dev1 iptables-legacy -A INPUT -s $SENDER4 -p udp --dport 5353 -j DROP
-  start_capture cs-sender eth0 own-queries-dropped
-  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  add_host ${NSP}-phone eth0 02:ca:57:00:00:11 br0 $PHONE4/24 -
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  ip netns exec ${NSP}-dev1 iptables-legacy -A INPUT -s $SENDER4 -p udp --dport 5353 -j DROP
+  start_capture ${NSP}-sender eth0 own-queries-dropped
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
   wait_log dev1 "successfully established" 15
   sleep 4 # announcements are over before the sender starts browsing
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 12
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 12
   sleep 6
   note "phone queries"
-  spawn phone cs-phone "$PY" "$TOOLS/cast_browser.py" --ip $PHONE4 --ip-version v4 --duration 3
+  spawn phone ${NSP}-phone "$PY" "$TOOLS/cast_browser.py" --ip $PHONE4 --ip-version v4 --duration 3
   finish phone 20
   finish browser 25
   stop_capture own-queries-dropped
@@ -475,15 +477,15 @@ cap_reflector() {
   # joined by a router namespace running avahi-daemon with enable-reflector=yes.
   mkbridge br0
   mkbridge br1
-  add_host cs-sender eth0 02:ca:57:00:00:10 br0 $SENDER4/25 -
-  add_host cs-router eth0 02:ca:57:00:00:01 br0 192.0.2.1/25 -
-  add_host cs-router eth1 02:ca:57:00:01:29 br1 192.0.2.129/25 -
-  add_host cs-dev1 eth0 02:ca:57:00:01:50 br1 192.0.2.150/25 -
-  psys cs-router net.ipv4.ip_forward 1
-  ip -n cs-sender route add 192.0.2.128/25 via 192.0.2.1
-  ip -n cs-dev1 route add 192.0.2.0/25 via 192.0.2.129
-  start_avahi router cs-router reflector "" yes no yes eth0,eth1
-  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  add_host ${NSP}-sender eth0 02:ca:57:00:00:10 br0 $SENDER4/25 -
+  add_host ${NSP}-router eth0 02:ca:57:00:00:01 br0 192.0.2.1/25 -
+  add_host ${NSP}-router eth1 02:ca:57:00:01:29 br1 192.0.2.129/25 -
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:01:50 br1 192.0.2.150/25 -
+  psys ${NSP}-router net.ipv4.ip_forward 1
+  ip -n ${NSP}-sender route add 192.0.2.128/25 via 192.0.2.1
+  ip -n ${NSP}-dev1 route add 192.0.2.0/25 via 192.0.2.129
+  start_avahi router ${NSP}-router reflector "" yes no yes eth0,eth1
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
   wait_log router "Server startup complete" 15
   wait_log dev1 "successfully established" 15
   sleep 5
@@ -497,15 +499,15 @@ cap_no-cast-queries() {
   # for printers (_ipp._tcp), but nothing ever asks for _googlecast._tcp --
   # what a capture looks like when an iOS app was denied Local Network access.
   lan v4
-  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
-  add_host cs-printer eth0 02:ca:57:00:00:30 br0 $PRINTER4/24 -
-  start_capture cs-sender eth0 no-cast-queries
-  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
-  start_avahi printer cs-printer office-printer printer.service yes no
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  add_host ${NSP}-printer eth0 02:ca:57:00:00:30 br0 $PRINTER4/24 -
+  start_capture ${NSP}-sender eth0 no-cast-queries
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
+  start_avahi printer ${NSP}-printer office-printer printer.service yes no
   wait_log dev1 "successfully established" 15
   wait_log printer "successfully established" 15
   sleep 3
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6 \
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6 \
     --type _ipp._tcp.local.
   finish browser 20
   stop_capture no-cast-queries
@@ -516,11 +518,11 @@ cap_no-mdns() {
   # Only ordinary unicast traffic: ARP, ICMP echo, a UDP echo exchange on
   # port 7.  No mDNS daemon runs anywhere.
   lan v4
-  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
-  spawn echo cs-dev1 "$PY" "$TOOLS/plain_traffic.py" server --ip $CC4 --port 7 --duration 15
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  spawn echo ${NSP}-dev1 "$PY" "$TOOLS/plain_traffic.py" server --ip $CC4 --port 7 --duration 15
   wait_log echo "listening" 10
-  start_capture cs-sender eth0 no-mdns
-  spawn plain cs-sender "$PY" "$TOOLS/plain_traffic.py" client --ip $SENDER4 --peer $CC4 --port 7 --count 3
+  start_capture ${NSP}-sender eth0 no-mdns
+  spawn plain ${NSP}-sender "$PY" "$TOOLS/plain_traffic.py" client --ip $SENDER4 --peer $CC4 --port 7 --count 3
   finish plain 20
   stop echo TERM
   stop_capture no-mdns
@@ -534,12 +536,12 @@ cap_app-id-unanswered() {
   # _CC1AD845 subtype PTR) show which app ID the device does publish.  The
   # browser is a fresh process, so it has none of them cached.
   lan v4
-  add_host cs-tv eth0 02:ca:57:00:00:22 br0 $ULTRA4/24 -
-  start_capture cs-sender eth0 app-id-unanswered
-  start_avahi tv cs-tv $ULTRA_HOST chromecast-ultra.service yes no
+  add_host ${NSP}-tv eth0 02:ca:57:00:00:22 br0 $ULTRA4/24 -
+  start_capture ${NSP}-sender eth0 app-id-unanswered
+  start_avahi tv ${NSP}-tv $ULTRA_HOST chromecast-ultra.service yes no
   wait_log tv "successfully established" 15
   sleep 4
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 8 \
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 8 \
     --type _googlecast._tcp.local. --type _DEADBEEF._sub._googlecast._tcp.local.
   finish browser 25
   stop_capture app-id-unanswered
@@ -550,12 +552,12 @@ cap_incomplete-resolution() {
   # A broken responder answers the PTR query with the PTR only and ignores
   # the browser's SRV/TXT/A follow-up queries.
   lan v4
-  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
-  spawn dev1 cs-dev1 "$PY" "$TOOLS/hand_responder.py" --spec "$TOOLS/zc/living-room-tv.json" \
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  spawn dev1 ${NSP}-dev1 "$PY" "$TOOLS/hand_responder.py" --spec "$TOOLS/zc/living-room-tv.json" \
     --ip $CC4 --mode ptr-only --delay 0.08
   wait_log dev1 "ready" 10
-  start_capture cs-sender eth0 incomplete-resolution
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 8
+  start_capture ${NSP}-sender eth0 incomplete-resolution
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 8
   finish browser 25
   stop dev1 INT
   stop_capture incomplete-resolution
@@ -566,8 +568,8 @@ cap_incomplete-resolution() {
 cap_txt-missing-fn() {
   # healthy-ipv4 with a TXT record that lacks the fn (friendly name) key.
   lan v4
-  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
-  start_avahi dev1 cs-dev1 $CC_HOST chromecast-no-fn.service yes no
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast-no-fn.service yes no
   wait_log dev1 "successfully established" 15
   sleep 5
   capture_browse txt-missing-fn
@@ -579,15 +581,15 @@ cap_device-expired() {
   # ~35 s: its refresh queries (80-95 % of the TTL) go unanswered and the
   # records expire.
   lan v4
-  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
-  spawn dev1 cs-dev1 "$PY" "$TOOLS/cast_responder.py" --spec "$TOOLS/zc/living-room-tv.json" \
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  spawn dev1 ${NSP}-dev1 "$PY" "$TOOLS/cast_responder.py" --spec "$TOOLS/zc/living-room-tv.json" \
     --ip $CC4 --ip-version v4 --host-ttl 10 --other-ttl 10
   wait_log dev1 "ready" 15
   sleep 3 # announcements are over before the capture starts
-  start_capture cs-sender eth0 device-expired
+  start_capture ${NSP}-sender eth0 device-expired
   # rfc_browser.py, not cast_browser.py: python-zeroconf's cache raises PTR
   # TTLs below 1125 s to 1125 s, so it would neither refresh nor expire.
-  spawn browser cs-sender "$PY" "$TOOLS/rfc_browser.py" --ip $SENDER4 --duration 38
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/rfc_browser.py" --ip $SENDER4 --duration 38
   wait_log browser "resolved" 10
   sleep 2
   note "killing the device with SIGKILL (no goodbye)"
@@ -603,16 +605,16 @@ cap_slow-response() {
   # 700 ms.  Two sender runs one after the other (fresh caches), so two
   # queries are answered late.
   lan v4
-  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
-  spawn dev1 cs-dev1 "$PY" "$TOOLS/hand_responder.py" --spec "$TOOLS/zc/living-room-tv.json" \
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  spawn dev1 ${NSP}-dev1 "$PY" "$TOOLS/hand_responder.py" --spec "$TOOLS/zc/living-room-tv.json" \
     --ip $CC4 --mode full --delay 0.7
   wait_log dev1 "ready" 10
-  start_capture cs-sender eth0 slow-response
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 3
+  start_capture ${NSP}-sender eth0 slow-response
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 3
   finish browser 20
   show_log browser
   sleep 1
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 3
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 3
   finish browser 20
   stop dev1 INT
   stop_capture slow-response
@@ -624,10 +626,10 @@ cap_duplicate-name() {
   # Two different Chromecasts (ids, hosts, addresses) both named
   # "Living Room TV".
   lan v4
-  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
-  add_host cs-dev2 eth0 02:ca:57:00:00:25 br0 $DUP4/24 -
-  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
-  start_avahi dev2 cs-dev2 $DUP_HOST chromecast-living-room-2.service yes no
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  add_host ${NSP}-dev2 eth0 02:ca:57:00:00:25 br0 $DUP4/24 -
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
+  start_avahi dev2 ${NSP}-dev2 $DUP_HOST chromecast-living-room-2.service yes no
   wait_log dev1 "successfully established" 15
   wait_log dev2 "successfully established" 15
   sleep 5
@@ -639,17 +641,17 @@ cap_address-changed() {
   # to 192.0.2.31 (as after a new DHCP lease); avahi re-announces the host
   # with the new A record (cache-flush).
   lan v4
-  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
-  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
   wait_log dev1 "successfully established" 15
   sleep 5
-  start_capture cs-sender eth0 address-changed
-  spawn browser cs-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 14
+  start_capture ${NSP}-sender eth0 address-changed
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 14
   wait_log browser "resolved" 10
   sleep 3
   note "changing the device's address $CC4 -> $CC4_NEW"
-  ip -n cs-dev1 addr del $CC4/24 dev eth0
-  ip -n cs-dev1 addr add $CC4_NEW/24 dev eth0
+  ip -n ${NSP}-dev1 addr del $CC4/24 dev eth0
+  ip -n ${NSP}-dev1 addr add $CC4_NEW/24 dev eth0
   finish browser 30
   stop_capture address-changed
   show_log browser
@@ -660,12 +662,12 @@ cap_query-storm() {
   # A sender that multicasts PTR _googlecast._tcp.local every 100-200 ms for
   # 5 s, without known answers; the Living Room TV (avahi) answers.
   lan v4
-  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
-  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
   wait_log dev1 "successfully established" 15
   sleep 5
-  start_capture cs-sender eth0 query-storm
-  spawn storm cs-sender "$PY" "$TOOLS/query_storm.py" --ip $SENDER4 --duration 5
+  start_capture ${NSP}-sender eth0 query-storm
+  spawn storm ${NSP}-sender "$PY" "$TOOLS/query_storm.py" --ip $SENDER4 --duration 5
   finish storm 20
   stop_capture query-storm
   show_log storm
@@ -678,11 +680,11 @@ cap_repeater() {
   # sender hears each answer twice: from 192.0.2.21 (TTL 255) and from the
   # repeater (TTL 1).
   lan v4
-  add_host cs-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
-  add_host cs-repeater eth0 02:ca:57:00:00:40 br0 $REPEATER4/24 -
-  start_avahi dev1 cs-dev1 $CC_HOST chromecast.service yes no
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  add_host ${NSP}-repeater eth0 02:ca:57:00:00:40 br0 $REPEATER4/24 -
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
   wait_log dev1 "successfully established" 15
-  spawn repeater cs-repeater "$PY" "$TOOLS/naive_repeater.py" --ip $REPEATER4
+  spawn repeater ${NSP}-repeater "$PY" "$TOOLS/naive_repeater.py" --ip $REPEATER4
   wait_log repeater "ready" 10
   sleep 5 # avahi's probing/announcing (and the repeats of it) are over
   capture_browse repeater
