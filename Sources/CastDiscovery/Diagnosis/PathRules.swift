@@ -96,29 +96,17 @@ extension Diagnosis {
     /// off-subnet source address; devices that answer on-link queriers ignore them (RFC 6762
     /// §11: responders check that the source is on the link).
     static func relayedQueriesIgnored(_ context: DiagnosisContext) -> [Finding] {
-        let r = context.report
-        // Link sources that are devices' own: a device is not a relay.
-        let deviceMACs = Set(context.paths.flatMap { $0.own.compactMap(\.mac) })
-        return r.clients.compactMap { c -> Finding? in
-            guard c.address.isV4, c.queries > 0, let mac = c.mac, !deviceMACs.contains(mac),
-                let shared = r.linkSources[mac], shared.count > 1
-            else { return nil }
+        context.report.clients.compactMap { c -> Finding? in
+            guard let e = relayedQueries(of: c, context) else { return nil }
             let queries = context.queriesByClient[c.address] ?? []
-            guard !queries.contains(where: { !$0.answered.isEmpty || !$0.suppressed.isEmpty }) else { return nil }
-            // Devices that were expected to answer it and answered someone else.
-            let ignoring = Set(queries.flatMap(\.missed)).filter { id in
-                context.clientsAnswered.contains { $0 != c.address && answered(id, $0, context) }
-            }
-            guard !ignoring.isEmpty else { return nil }
-            let others = shared.filter { $0 != c.address }
             return Finding(
                 code: .relayedQueriesIgnored, severity: .error,
                 title: "\(c.address)'s queries are relayed from another subnet and ignored",
                 detail: "Its \(Wording.count(queries.count, "query", "queries")) reach this link from "
-                    + "\(mac), which also sends as \(list(others.map(\.description))): a reflector or router forwards "
-                    + "them with their original, off-link source address. \(list(ignoring.sorted().map(context.name)))"
-                    + " answered queriers on the link but never these: devices ignore queries from sources that "
-                    + "are not on their link (RFC 6762 §11).",
+                    + "\(e.mac), which also sends as \(list(e.others.map(\.description))): a reflector or router "
+                    + "forwards them with their original, off-link source address. "
+                    + "\(list(e.ignoring.map(context.name))) answered queriers on the link but never these: devices "
+                    + "ignore queries from sources that are not on their link (RFC 6762 §11).",
                 advice: "Use an mDNS gateway that re-sends queries from its own address on the device's "
                     + "subnet (avahi enable-reflector, a controller's mDNS gateway) instead of one that forwards "
                     + "packets unchanged, or put the sender on the devices' subnet.",
@@ -126,9 +114,29 @@ extension Diagnosis {
         }
     }
 
-    /// Whether device `id` answered one of `client`'s queries.
-    private static func answered(_ id: String, _ client: IPAddress, _ context: DiagnosisContext) -> Bool {
-        (context.queriesByClient[client] ?? []).contains { q in q.answered.contains { $0.deviceID == id } }
+    /// The evidence that client `c`'s queries were relayed from another subnet and ignored:
+    /// the link source they came from, the other IPv4 hosts it also sends as, and the devices
+    /// (sorted ids) that missed them while answering other clients. `nil` without it.
+    static func relayedQueries(
+        of c: Client, _ context: DiagnosisContext
+    ) -> (mac: MACAddress, others: [IPAddress], ignoring: [String])? {
+        let r = context.report
+        guard c.address.isV4, c.queries > 0, let mac = c.mac, let shared = r.linkSources[mac], shared.count > 1
+        else { return nil }
+        // A device's own link source is not a relay.
+        guard !context.paths.contains(where: { p in p.own.contains { $0.mac == mac } }) else { return nil }
+        let queries = context.queriesByClient[c.address] ?? []
+        guard !queries.contains(where: { !$0.answered.isEmpty || !$0.suppressed.isEmpty }) else { return nil }
+        // Devices that were expected to answer it and answered someone else.
+        let ignoring = Set(queries.flatMap(\.missed)).filter { id in
+            context.clientsAnswered.contains { other in
+                other != c.address
+                    && (context.queriesByClient[other] ?? []).contains { q in q.answered.contains { $0.deviceID == id }
+                    }
+            }
+        }
+        guard !ignoring.isEmpty else { return nil }
+        return (mac, shared.filter { $0 != c.address }, ignoring.sorted())
     }
 
     /// `from 192.0.2.40 (MAC …, IP TTL 1)`, for each relayed copy, with its evidence.
