@@ -94,7 +94,7 @@ struct PathRuleTests {
         #expect(copy.evidence == .otherMAC)
         let f = try #require(r.findings.first { $0.code == .reflectedTraffic })
         #expect(f.frames == [copy.sender.frame])
-        #expect(f.detail.contains("192.0.2.40 (MAC 02:ca:57:00:00:40, IP TTL 1)"))
+        #expect(f.detail.contains("again from 192.0.2.40 (MAC 02:ca:57:00:00:40, IP TTL 1)"))
     }
 
     @Test("a Cast device's own multicast answers with TTL 1: RESPONSE_TTL_NOT_255 (info), not a reflector")

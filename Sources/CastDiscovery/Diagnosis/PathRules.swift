@@ -41,8 +41,9 @@ extension Diagnosis {
         for p in repeated {
             let own = p.own.filter { p.device.addresses.contains($0.address) }
             detail.append(
-                "\(p.device.friendlyName ?? p.device.id)'s records were heard from the device "
-                    + "(\(list(own.map(senderText))) and again \(relayDescription(p.relayed)).")
+                "\(p.device.friendlyName ?? p.device.id)'s records were heard from the device itself, "
+                    + "\(list(own.map(senderText))), and again \(relayDescription(p.relayed)): another host "
+                    + "re-sent them.")
         }
         return Finding(
             code: .reflectedTraffic, severity: .warning,
