@@ -83,7 +83,7 @@ extension Diagnosis {
             return Finding(
                 code: .advertisedAddressUnreachable, severity: p.noUsableIPv4 ? .error : .warning,
                 title: "\(name) advertises an address it is not at",
-                detail: "Its own answers (\(list(sources.map(senderText)))) give its address as "
+                detail: "Its own answers, from \(list(sources.map(senderText))), give its address as "
                     + "\(list(reasons)), which is not where they come from. \(consequence)",
                 advice: advice,
                 frames: (sources.map(\.frame)
