@@ -27,6 +27,8 @@
 #     created here (nothing is attached to the host's own interfaces);
 #   * only documentation addresses: 192.0.2.0/24 and 2001:db8::/32 (plus the
 #     fe80:: link-local addresses the kernel adds inside the namespaces);
+#     advertised-address puts 172.17.0.2 and 169.254.23.1 in A record DATA
+#     only (never on an interface, nothing sent to them);
 #   * all namespaces, links and processes created here are removed on exit,
 #     also on failure or Ctrl-C (trap).
 #
@@ -45,7 +47,7 @@ ALL_CAPTURES=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented
               legacy-unicast dial-ssdp client-isolation own-queries-dropped reflector
               no-cast-queries no-mdns app-id-unanswered incomplete-resolution
               txt-missing-fn device-expired slow-response duplicate-name
-              address-changed query-storm repeater)
+              address-changed query-storm repeater advertised-address relayed-queries)
 
 # --- fixed identities -------------------------------------------------------
 CC_HOST=3f5d6b2a-8c91-4e07-b2d4-6a1f0c9e7d35      # "Living Room TV" (Chromecast)
@@ -62,6 +64,9 @@ DUP4=192.0.2.25
 PRINTER4=192.0.2.30                                # "Office Printer" (_ipp._tcp)
 CC4_NEW=192.0.2.31                                 # Living Room TV's new address
 REPEATER4=192.0.2.40                               # naive mDNS repeater (repeater)
+# advertised-address: A record DATA only (never configured on an interface, nothing is sent
+# to them): Docker's default bridge and a link-local address, as real receivers publish them.
+DOCKER_A=172.17.0.2   LINKLOCAL_A=169.254.23.1
 
 die()  { echo "generate.sh: error: $*" >&2; exit 1; }
 note() { printf '%s [%s] %s\n' "$(date +%H:%M:%S)" "${CUR:-main}" "$*"; }
@@ -692,6 +697,68 @@ cap_repeater() {
 }
 
 # --- main -------------------------------------------------------------------
+cap_advertised-address() {
+  # Two hand-built responders (tools/hand_responder.py --advertise) on the
+  # sender's LAN whose A records are not where they are.  Living Room TV
+  # (192.0.2.21) gives only 172.17.0.2, as a receiver in a Docker container
+  # with bridge networking publishes the container's address; the Home Mini
+  # (192.0.2.23) gives its own address and also 169.254.23.1 (a second
+  # interface without a DHCP lease).  Those two addresses are record data
+  # only: no interface has them and nothing is sent to them.
+  lan v4
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  add_host ${NSP}-speaker eth0 02:ca:57:00:00:23 br0 $MINI4/24 -
+  spawn dev1 ${NSP}-dev1 "$PY" "$TOOLS/hand_responder.py" --spec "$TOOLS/zc/living-room-tv.json" \
+    --ip $CC4 --advertise $DOCKER_A --mode full
+  spawn speaker ${NSP}-speaker "$PY" "$TOOLS/hand_responder.py" --spec "$TOOLS/zc/home-mini-and-group.json" \
+    --ip $MINI4 --advertise $MINI4 --advertise $LINKLOCAL_A --mode full --delay 0.09
+  wait_log dev1 "ready" 10
+  wait_log speaker "ready" 10
+  capture_browse advertised-address
+  stop dev1 INT
+  stop speaker INT
+  show_log dev1
+  show_log speaker
+}
+
+cap_relayed-queries() {
+  # Subnet A 192.0.2.0/25 (br0): the sender (.10) and a phone (.11) browse.
+  # Subnet B 192.0.2.128/25 (br1): the device (.150, tools/hand_responder.py
+  # with the RFC 6762 §11 source check Chromecasts do: --on-link-only) and an
+  # on-link querier (.140).  A relay host (192.0.2.1 on br0, 192.0.2.129 on
+  # br1) runs tools/query_relay.py: in user space it copies every query from
+  # br0 to br1 with the original source address and TTL, in a frame from its
+  # own MAC (an L2-rewriting reflector).  Captured on the device's side (br1).
+  mkbridge br0
+  mkbridge br1
+  add_host ${NSP}-sender eth0 02:ca:57:00:00:10 br0 $SENDER4/25 -
+  add_host ${NSP}-phone eth0 02:ca:57:00:00:11 br0 $PHONE4/25 -
+  add_host ${NSP}-relay eth0 02:ca:57:00:00:01 br0 192.0.2.1/25 -
+  add_host ${NSP}-relay eth1 02:ca:57:00:01:29 br1 192.0.2.129/25 -
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:01:50 br1 192.0.2.150/25 -
+  add_host ${NSP}-local eth0 02:ca:57:00:01:40 br1 192.0.2.140/25 -
+  # a route back, so that the kernel's reverse-path check lets the queries reach the responder
+  ip -n ${NSP}-dev1 route add 192.0.2.0/25 via 192.0.2.129
+  spawn dev1 ${NSP}-dev1 "$PY" "$TOOLS/hand_responder.py" --spec "$TOOLS/zc/living-room-tv.json" \
+    --ip 192.0.2.150 --mode full --on-link-only 192.0.2.128/25
+  spawn relay ${NSP}-relay "$PY" "$TOOLS/query_relay.py" --from eth0 --to eth1 --own-ip 192.0.2.1 --duration 30
+  wait_log dev1 "ready" 10
+  wait_log relay "ready" 10
+  start_capture ${NSP}-dev1 eth0 relayed-queries
+  spawn local ${NSP}-local "$PY" "$TOOLS/cast_browser.py" --ip 192.0.2.140 --ip-version v4 --duration 8
+  sleep 1
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
+  spawn phone ${NSP}-phone "$PY" "$TOOLS/cast_browser.py" --ip $PHONE4 --ip-version v4 --duration 6
+  finish browser 20
+  finish phone 20
+  finish local 20
+  stop relay INT
+  stop dev1 INT
+  stop_capture relayed-queries
+  show_log relay
+  show_log dev1
+}
+
 main() {
   local want=() n
   for n in "$@"; do

@@ -324,9 +324,33 @@ v_repeater() {
     bad "device payloads ($(wc -l <<<"$dev")) and repeated payloads ($(wc -l <<<"$rep")) differ"
 }
 
+v_advertised-address() {
+  local f=advertised-address.pcap
+  encap $f Ethernet
+  expect "Living Room TV answers from 192.0.2.21 (its MAC, TTL 255) with A 172.17.0.2 only" $f 'eth.src==02:ca:57:00:00:21 && ip.src==192.0.2.21 && ip.ttl==255 && dns.flags.response==1 && dns.a==172.17.0.2 && !(dns.a==192.0.2.21)' -ge 1
+  expect "the Home Mini answers from 192.0.2.23 with A 192.0.2.23 and A 169.254.23.1" $f 'eth.src==02:ca:57:00:00:23 && ip.src==192.0.2.23 && ip.ttl==255 && dns.a==192.0.2.23 && dns.a==169.254.23.1' -ge 1
+  expect "nothing is sent from or to 172.17.0.2 or 169.254.23.1" $f 'ip.addr==172.17.0.2 || ip.addr==169.254.23.1 || arp.dst.proto_ipv4==172.17.0.2 || arp.dst.proto_ipv4==169.254.23.1' -eq 0
+  expect "every mDNS response has IP TTL 255 (no relay on the path)" $f 'mdns && dns.flags.response==1 && ip.ttl!=255' -eq 0
+}
+
+v_relayed-queries() {
+  local f=relayed-queries.pcap
+  encap $f Ethernet
+  expect "the sender's queries arrive relayed: source 192.0.2.10 from the relay's MAC" $f 'ip.src==192.0.2.10 && eth.src==02:ca:57:00:01:29 && dns.flags.response==0 && dns.qry.name=="_googlecast._tcp.local"' -ge 1
+  expect "the phone's queries arrive relayed the same way" $f 'ip.src==192.0.2.11 && eth.src==02:ca:57:00:01:29 && dns.flags.response==0' -ge 1
+  expect "no packet with those sources comes from their own MACs (capture on the device's side)" $f '(ip.src==192.0.2.10 || ip.src==192.0.2.11) && !(eth.src==02:ca:57:00:01:29)' -eq 0
+  expect "the on-link querier 192.0.2.140 asks from its own MAC" $f 'ip.src==192.0.2.140 && eth.src==02:ca:57:00:01:40 && dns.flags.response==0' -ge 1
+  expect "the device answers (from 192.0.2.150, TTL 255)" $f "ip.src==192.0.2.150 && ip.ttl==255 && dns.flags.response==1 && dns.ptr.domain_name==\"$CC\"" -ge 1
+  # every answer follows an on-link query within 1 s: the relayed ones are never answered
+  local late
+  late=$(tshark -r $f -Y '(dns.flags.response==0 && ip.src==192.0.2.140) || (dns.flags.response==1 && ip.src==192.0.2.150)' -T fields -e frame.time_relative -e dns.flags.response 2>/dev/null |
+    awk -F'\t' '$2==0 {q=$1} $2==1 && (q=="" || $1-q>1) {n++} END {print n+0}')
+  [[ $late == 0 ]] && ok "every answer follows a query of the on-link querier within 1 s" || bad "$late answers without an on-link query before them"
+}
+
 ALL=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented legacy-unicast dial-ssdp client-isolation own-queries-dropped reflector
      no-cast-queries no-mdns app-id-unanswered incomplete-resolution txt-missing-fn device-expired slow-response
-     duplicate-name address-changed query-storm repeater)
+     duplicate-name address-changed query-storm repeater advertised-address relayed-queries)
 want=("$@")
 ((${#want[@]})) || want=("${ALL[@]}")
 for c in "${want[@]}"; do

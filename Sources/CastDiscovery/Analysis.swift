@@ -84,6 +84,15 @@ extension AnalysisReport {
         self.reflectedFrames = Array(timelines.flatMap(\.reflected).prefix(DiscoveryTracker.maximumEvidenceFrames))
         self.reflectedCount = timelines.reduce(0) { $0 + $1.reflectedCount }
         self.reflectedTTLs = timelines.reduce(into: Set<UInt8>()) { $0.formUnion($1.reflectedTTLs) }.sorted()
+        var links: [MACAddress: [IPAddress]] = [:]
+        for t in timelines {
+            for (mac, list) in t.linkSources {
+                var kept = links[mac] ?? []
+                for a in list where !kept.contains(a) { kept.append(a) }
+                links[mac] = kept
+            }
+        }
+        self.linkSources = links
         var drops = LimitDrops()
         for t in timelines { drops += t.drops }
         drops.fragments = captures.reduce(0) { $0 + $1.fragmentsDropped }
@@ -173,6 +182,7 @@ extension Device {
         lastFrame = p.lastFrame
         addressFrames = p.addressFrames
         sourceFrames = p.sourceFrames
+        senders = p.senders
         leftFrame = p.leftFrame
         dial = nil
     }

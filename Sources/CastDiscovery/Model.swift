@@ -147,6 +147,9 @@ public struct Device: Hashable, Sendable {
     public var addressFrames: [(address: IPAddress, frame: FrameRef)]
     /// Each source address of its records with the first packet from it.
     public var sourceFrames: [(address: IPAddress, frame: FrameRef)]
+    /// Each distinct (IP source, link source, IP TTL) its records and its host's address
+    /// records arrived with: what tells its own packets from relayed copies.
+    public var senders: [RecordSender] = []
     /// The goodbye packet.
     public var leftFrame: FrameRef?
     /// DIAL details, when found or merged through SSDP.
@@ -386,11 +389,13 @@ public struct AnalysisReport: Sendable {
     /// Malformed discovery packets: the first few with their reasons, and how many in all.
     public var malformedFrames: [(frame: FrameRef, reason: String)]
     public var malformedCount: Int
-    /// Multicast mDNS packets whose IP TTL / hop limit was not 255: the first few, the count,
-    /// and the values seen.
+    /// Multicast Cast queries and responses whose IP TTL / hop limit a router decremented
+    /// (``IPTTL/isDecremented(_:)``): the first few, the count, and the values seen.
     public var reflectedFrames: [FrameRef]
     public var reflectedCount: Int
     public var reflectedTTLs: [UInt8]
+    /// The IPv4 sources each link-layer address sent mDNS from (several: a router or relay).
+    public var linkSources: [MACAddress: [IPAddress]] = [:]
     /// What was dropped because a capacity or reassembly limit was reached (all timelines and
     /// captures).
     public var limitDrops = LimitDrops()

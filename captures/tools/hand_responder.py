@@ -17,6 +17,16 @@ exists to make faulty devices on purpose:
                     A (cache-flush, 120).
   --delay S         wait S seconds after the query before answering
                     (0.7 -> SLOW_RESPONSE).
+  --advertise ADDR  put ADDR in the A record instead of --ip (repeatable;
+                    --ip may be among them).  The address is record DATA
+                    only: it is never configured on an interface and
+                    nothing is sent to it (ADVERTISED_ADDRESS_UNREACHABLE:
+                    a receiver in a Docker container publishing 172.17.0.x,
+                    or a second interface with a 169.254 address).
+  --on-link-only PREFIX
+                    ignore queries whose IP source is outside PREFIX
+                    (e.g. 192.0.2.128/25), as Chromecasts do (RFC 6762 §11
+                    source check; DOMAIN.md §7.2 #4); logged as "off-link".
 
 Known-answer suppression (RFC 6762 §7.1) is honoured: a query that lists our
 PTR with at least half its TTL left is not answered.  Queries from a port
@@ -27,6 +37,7 @@ The service identity comes from a tools/zc/*.json spec (first service).
 stdlib only.
 """
 import argparse
+import ipaddress
 import json
 import signal
 import socket
@@ -55,16 +66,15 @@ def parse_query(buf):
     return flags, questions, answers
 
 
-def build_response(svc, instance, host, ip, mode, ptr_ttl):
-    """The one response this device sends: AN = PTR; in full mode AR = TXT, SRV, A (cache-flush)."""
+def build_response(svc, instance, host, ips, mode, ptr_ttl):
+    """The one response this device sends: AN = PTR; in full mode AR = TXT, SRV, A per address (cache-flush)."""
     answer = dnswire.rr(BASE, T_PTR, CLASS_IN, ptr_ttl, dnswire.encode_name(instance))
     additionals = []
     if mode == "full":
         additionals = [
             dnswire.rr(instance, T_TXT, CACHE_FLUSH | CLASS_IN, 4500, dnswire.txt_rdata(svc.get("txt", []))),
             dnswire.rr(instance, T_SRV, CACHE_FLUSH | CLASS_IN, 120, dnswire.srv_rdata(svc["port"], host)),
-            dnswire.rr(host, T_A, CACHE_FLUSH | CLASS_IN, 120, socket.inet_aton(ip)),
-        ]
+        ] + [dnswire.rr(host, T_A, CACHE_FLUSH | CLASS_IN, 120, socket.inet_aton(ip)) for ip in ips]
     return dnswire.message(flags=dnswire.FLAGS_RESPONSE, answers=[answer], additionals=additionals)
 
 
@@ -76,14 +86,17 @@ def main():
     ap.add_argument("--delay", type=float, default=0.06, help="seconds between query and answer")
     ap.add_argument("--ptr-ttl", type=int, default=120)
     ap.add_argument("--duration", type=float, default=0, help="seconds to run (0 = until SIGINT/SIGTERM)")
+    ap.add_argument("--advertise", action="append", default=[], help="A record address (default: --ip)")
+    ap.add_argument("--on-link-only", metavar="PREFIX", help="ignore queries from sources outside PREFIX")
     args = ap.parse_args()
+    on_link = ipaddress.ip_network(args.on_link_only) if args.on_link_only else None
 
     with open(args.spec) as f:
         spec = json.load(f)
     svc = spec["services"][0]
     host = spec["host"].rstrip(".")
     instance = f"{svc['instance']}.{BASE}"
-    response = build_response(svc, instance, host, args.ip, args.mode, args.ptr_ttl)
+    response = build_response(svc, instance, host, args.advertise or [args.ip], args.mode, args.ptr_ttl)
     n_additionals = dnswire.unpack_header(response)[5]
 
     s = dnswire.open_mdns_socket(args.ip, multicast_ttl=255, unicast_ttl=255, loop=False)
@@ -99,7 +112,8 @@ def main():
             s.sendto(response, (GROUP, PORT))
         log(f"answered {qdesc} ({args.mode}, {len(response)} bytes, AN=1 AR={n_additionals})")
 
-    log(f"ready: {instance} host={host} ip={args.ip} mode={args.mode} delay={args.delay}s")
+    log(f"ready: {instance} host={host} ip={args.ip} A={','.join(args.advertise or [args.ip])} mode={args.mode} "
+        f"delay={args.delay}s")
     t_end = time.time() + args.duration if args.duration > 0 else None
     while not stop.is_set() and (t_end is None or time.time() < t_end):
         try:
@@ -116,6 +130,9 @@ def main():
         if flags & FLAG_QR:
             continue  # a response from someone else
         qdesc = " ".join(f"{n} {dnswire.type_name(t)}{' QU' if c & UNICAST_RESPONSE else ''}" for n, t, c in questions)
+        if on_link is not None and ipaddress.ip_address(src[0]) not in on_link:
+            log(f"ignored off-link query from {src[0]}: {qdesc}")
+            continue
         if src[1] != PORT:
             log(f"ignored legacy query from {src[0]}:{src[1]}: {qdesc}")
             continue

@@ -38,6 +38,8 @@ extension Diagnosis {
                     frames: c.queryFrames, subjects: c.subject)
             ]
         }
+        // Queries relayed with an off-subnet source are ignored by design: RELAYED_QUERIES_IGNORED.
+        guard relayedQueries(of: c.client, context) == nil else { return [] }
         let othersAnswered = !context.clientsAnswered.subtracting([c.client.address]).isEmpty
         return [
             Finding(

@@ -66,6 +66,9 @@ public enum Diagnosis {
             .report(duplicateInstanceNames),
             .report(crossSubnet),
             .report(reflectedTraffic),
+            .report(advertisedAddressUnreachable),
+            .report(relayedQueriesIgnored),
+            .report(responseTTLNot255),
             .report(infoPlistCrossCheck),
             .report(packetsDropped),
         ]

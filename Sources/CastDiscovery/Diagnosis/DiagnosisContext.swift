@@ -32,9 +32,9 @@ struct DiagnosisContext {
     /// TTLs (seconds, non-zero, sorted) that mDNS devices' records use: cache refreshes at
     /// 80/85/90/95 % of one of them are legitimately close together (RFC 6762 §5.2).
     let refreshTTLs: [UInt32]
-    /// mDNS devices whose records arrived from IPv4 addresses not their own: those copies,
-    /// and whether the device was also heard directly (a repeater) or never (a reflector).
-    let relayed: [(device: Device, copies: [(address: IPAddress, frame: FrameRef)], alsoDirect: Bool)]
+    /// How each mDNS device's records reached the capture (own packets, relayed copies,
+    /// misplaced addresses), in `mdnsDevices` order.
+    let paths: [DevicePath]
 
     init(_ report: AnalysisReport, inputs: DiagnosisInputs) {
         self.report = report
@@ -56,15 +56,7 @@ struct DiagnosisContext {
         queriesMissedBy = missed
         refreshTTLs = Set(mdnsDevices.flatMap { $0.ttls.flatMap(\.values) }.filter { $0 > 0 }).sorted()
 
-        var relayed: [(device: Device, copies: [(address: IPAddress, frame: FrameRef)], alsoDirect: Bool)] = []
-        for d in mdnsDevices {
-            let own = Set(d.addresses)
-            let v4Sources = d.sourceFrames.filter { if case .v4 = $0.address { return true } else { return false } }
-            let foreign = v4Sources.filter { !own.contains($0.address) }
-            guard !own.isEmpty, !foreign.isEmpty else { continue }
-            relayed.append((d, foreign, v4Sources.contains { own.contains($0.address) }))
-        }
-        self.relayed = relayed
+        paths = mdnsDevices.map(DevicePath.init)
     }
 
     /// A device's friendly name, else its id.

@@ -68,6 +68,12 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let crossSubnet = FindingCode(rawValue: "CROSS_SUBNET")
     /// mDNS packets were re-sent by a reflector, repeater or router on the path.
     public static let reflectedTraffic = FindingCode(rawValue: "REFLECTED_TRAFFIC")
+    /// A device's own answers give an address that is not where it is (Docker, link-local, …).
+    public static let advertisedAddressUnreachable = FindingCode(rawValue: "ADVERTISED_ADDRESS_UNREACHABLE")
+    /// A client's queries arrive relayed with an off-subnet source, and devices ignore them.
+    public static let relayedQueriesIgnored = FindingCode(rawValue: "RELAYED_QUERIES_IGNORED")
+    /// A Cast device's own responses carry an IP TTL other than 255.
+    public static let responseTTLNot255 = FindingCode(rawValue: "RESPONSE_TTL_NOT_255")
 
     // MARK: Limits and live capture
 
@@ -95,7 +101,8 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let known: [FindingCode] = [
         .noMDNSTraffic, .noCastQueries, .queriesUnanswered, .clientNotAnswered, .appIDUnanswered,
         .incompleteResolution, .noIPv4Address, .txtMissingRequired, .deviceLeft, .deviceExpired, .slowResponse,
-        .crossSubnet, .reflectedTraffic, .duplicateName, .addressChanged, .queryStorm, .legacyUnicast, .dialOnly,
+        .crossSubnet, .reflectedTraffic, .advertisedAddressUnreachable, .relayedQueriesIgnored, .responseTTLNot255,
+        .duplicateName, .addressChanged, .queryStorm, .legacyUnicast, .dialOnly,
         .truncatedCapture, .malformedPackets, .limitReached, .packetsDropped, .encryptedWiFi,
         .plistMalformed, .plistMissingService, .plistMissingAppID, .plistMissingUsageDescription, .plistNoAppID,
         .plistOK,

@@ -59,9 +59,13 @@ public struct DiscoveryTracker {
     var pendingSince: [Timestamp?] = []
     var malformed: [(frame: FrameRef, reason: String)] = []
     var malformedCount = 0
+    /// Multicast Cast queries and responses whose IP TTL a router decremented (see
+    /// ``IPTTL/isDecremented(_:)``): the first few, how many, and the TTLs.
     var reflected: [FrameRef] = []
     var reflectedCount = 0
     var reflectedTTLs: Set<UInt8> = []
+    /// The IPv4 sources each link address sent mDNS from.
+    var linkSources = LinkSources()
 
     /// Evidence frames kept per kind (malformed, reflected).
     static let maximumEvidenceFrames = 30
@@ -86,6 +90,16 @@ public struct DiscoveryTracker {
     /// The host state of `id`, if address records were seen for it.
     func host(_ id: NameID) -> HostState? {
         id.index < hostSlot.count && hostSlot[id.index] >= 0 ? hosts[Int(hostSlot[id.index])] : nil
+    }
+
+    /// Counts a Cast query or response that a router passed on: multicast with a decremented
+    /// IP TTL. (Other TTLs prove nothing: Chrome sends its queries with TTL 1, and a responder
+    /// sending TTL 1 from its own address is non-conforming, not relayed.)
+    mutating func noteRouted(_ packet: DiscoveryPacket, frame: FrameRef) {
+        guard packet.destination.isMulticast, IPTTL.isDecremented(packet.ttl) else { return }
+        reflectedCount += 1
+        reflectedTTLs.insert(packet.ttl)
+        if reflected.count < Self.maximumEvidenceFrames { reflected.append(frame) }
     }
 
     /// The state of the client at `address`, if it sent anything.
@@ -113,11 +127,7 @@ public struct DiscoveryTracker {
             malformedCount += 1
             if malformed.count < Self.maximumEvidenceFrames { malformed.append((frame, error.description)) }
         }
-        if packet.isMDNS, packet.destination.isMulticast, packet.ttl != 255 {
-            reflectedCount += 1
-            reflectedTTLs.insert(packet.ttl)
-            if reflected.count < Self.maximumEvidenceFrames { reflected.append(frame) }
-        }
+        if packet.isMDNS { linkSources.note(packet) }
         if let view {
             // One scratch buffer per packet for the names expanded from the wire.
             withUnsafeTemporaryAllocation(byteCount: MessageNames.scratchBytes, alignment: 8) { scratch in

@@ -25,6 +25,7 @@ public struct TimelineResult: Sendable {
         var sources: Set<IPAddress>
         var addressFrames: [(address: IPAddress, frame: FrameRef)]
         var sourceFrames: [(address: IPAddress, frame: FrameRef)]
+        var senders: [RecordSender] = []
     }
 
     struct ClientPart {
@@ -49,6 +50,8 @@ public struct TimelineResult: Sendable {
     var reflected: [FrameRef]
     var reflectedCount: Int
     var reflectedTTLs: Set<UInt8>
+    /// The IPv4 sources each link address sent mDNS from.
+    var linkSources: [MACAddress: [IPAddress]] = [:]
     /// What was dropped to stay within the tracker's capacity.
     var drops = LimitDrops()
 }
@@ -86,5 +89,6 @@ extension TimelineResult.DevicePart {
         }
         for (type, values) in other.ttls { ttls[type, default: []].formUnion(values) }
         sources.formUnion(other.sources)
+        senders.absorb(other.senders)
     }
 }

@@ -27,7 +27,7 @@ extension DiscoveryTracker {
             if let host {
                 for (type, values) in host.ttls { ttls[type, default: []].formUnion(values) }
             }
-            let part = TimelineResult.DevicePart(
+            var part = TimelineResult.DevicePart(
                 id: id, instances: [i.label], txt: i.txt, host: i.srvTarget?.description, port: i.srvPort.map(Int.init),
                 addresses: host?.addresses ?? [], appIDs: i.appIDs,
                 browseNames: Set(i.browseNames.map { names.name($0).description }), firstSeen: i.firstSeen,
@@ -36,6 +36,8 @@ extension DiscoveryTracker {
                 addressFrames: host.map { h in zip(h.addresses, h.addressFrames).map { (address: $0.0, frame: $0.1) } }
                     ?? [],
                 sourceFrames: i.sourceFrames)
+            part.senders = i.senders
+            if let host { part.senders.absorb(host.senders) }
             if let index = partIndex[id] {
                 parts[index].absorb(part)
             } else {
@@ -169,7 +171,8 @@ extension DiscoveryTracker {
         return TimelineResult(
             devices: parts, dial: dialOrder.map { dial[$0]!.info }, clients: clientParts, latency: latency,
             responses: responses, queries: queries, malformed: malformed, malformedCount: malformedCount,
-            reflected: reflected, reflectedCount: reflectedCount, reflectedTTLs: reflectedTTLs, drops: drops)
+            reflected: reflected, reflectedCount: reflectedCount, reflectedTTLs: reflectedTTLs,
+            linkSources: linkSources.sources, drops: drops)
     }
 
     func row(_ s: SessionState, client: IPAddress, device: TimelineResult.DevicePart, keys: [NameID]) -> LatencyRow {

@@ -57,6 +57,7 @@ extension DiscoveryTracker {
         // A query with records in its authority section is a probe (RFC 6762 §8.2): a
         // responder checking its own names, not a sender browsing.
         guard !query.isProbe, !query.questions.isEmpty else { return }
+        noteRouted(packet, frame: frame)
         let address = packet.source
         guard options.clients.isEmpty || options.clients.contains(address) else { return }
         let now = packet.timestamp

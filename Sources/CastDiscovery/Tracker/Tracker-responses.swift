@@ -57,6 +57,7 @@ extension DiscoveryTracker {
     /// Adds a response's records.
     mutating func ingestResponse(_ keyed: [KeyedRecord], packet: DiscoveryPacket, frame: FrameRef) {
         guard !keyed.isEmpty else { return }
+        if keyed.contains(where: { $0.type != .a && $0.type != .aaaa }) { noteRouted(packet, frame: frame) }
         let now = packet.timestamp
         // Only live capture needs to know which instances and hosts a packet touched.
         let events = options.collectEvents
@@ -86,7 +87,7 @@ extension DiscoveryTracker {
             case .a, .aaaa:
                 guard let address = k.address else { continue }
                 if events, !hostsTouched.contains(k.owner) { hostsTouched.append(k.owner) }
-                addAddress(address, host: k.owner, ttl: ttl, frame: frame)
+                addAddress(address, host: k.owner, ttl: ttl, packet: packet, frame: frame)
             default:
                 continue
             }
@@ -130,7 +131,7 @@ extension DiscoveryTracker {
             }
             instanceSlot[key.index] = Int32(slot)
         }
-        instances[slot].heard(from: packet.source, at: packet.timestamp, frame: frame)
+        instances[slot].heard(in: packet, frame: frame)
         return slot
     }
 
@@ -152,7 +153,9 @@ extension DiscoveryTracker {
 
     /// An address record of host `key`, creating the host on first sight (unless the table is
     /// full).
-    mutating func addAddress(_ address: IPAddress, host key: NameID, ttl: UInt32, frame: FrameRef) {
+    mutating func addAddress(
+        _ address: IPAddress, host key: NameID, ttl: UInt32, packet: DiscoveryPacket, frame: FrameRef
+    ) {
         if key.index >= hostSlot.count {
             hostSlot.append(contentsOf: repeatElement(-1, count: names.count - hostSlot.count))
         }
@@ -166,7 +169,7 @@ extension DiscoveryTracker {
             hostSlot[key.index] = Int32(slot)
             hosts.append(HostState())
         }
-        hosts[slot].note(address, ttl: ttl, frame: frame)
+        hosts[slot].note(address, ttl: ttl, packet: packet, frame: frame)
     }
 
     /// Whether `client` could receive `packet`: unicast to it, or multicast in its address

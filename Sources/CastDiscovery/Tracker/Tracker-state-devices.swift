@@ -27,6 +27,9 @@ extension DiscoveryTracker {
         var txtTTLs: [UInt32] = []
         var sources: Set<IPAddress> = []
         var sourceFrames: [(address: IPAddress, frame: FrameRef)] = []
+        /// Each distinct IP source, link source and IP TTL its records came with.
+        var senders: [RecordSender] = []
+        var lastSenderFrame: FrameRef?
         /// The TTL it gives its PTR records (the "true TTL" for known-answer suppression).
         var ptrTTL: UInt32?
         /// Event state (live capture): reported as appeared, as expired, its goodbye reported.
@@ -53,11 +56,17 @@ extension DiscoveryTracker {
         /// answers creates, and the kind that makes room when the table is full).
         var isIncomplete: Bool { srvTarget == nil && txt == nil && srvTTLs.isEmpty && txtTTLs.isEmpty }
 
-        /// Notes a record of it from `source` (before the record's own change).
+        /// Notes a record of it in `packet` (before the record's own change).
         @inline(__always)
-        mutating func heard(from source: IPAddress, at time: Timestamp, frame: FrameRef) {
-            lastSeen = time
+        mutating func heard(in packet: DiscoveryPacket, frame: FrameRef) {
+            let source = packet.source
+            lastSeen = packet.timestamp
             lastFrame = frame
+            // Once per packet (a packet carries its PTR, SRV and TXT records).
+            if lastSenderFrame != frame {
+                lastSenderFrame = frame
+                senders.note(packet, frame: frame)
+            }
             // `sourceFrames` lists the same addresses as `sources`: a short list is scanned
             // rather than hashed (a receiver answers from two or three addresses).
             let known =
@@ -137,6 +146,9 @@ extension DiscoveryTracker {
         var addressFrames: [FrameRef] = []
         var aTTLs: [UInt32] = []
         var aaaaTTLs: [UInt32] = []
+        /// Each distinct IP source, link source and IP TTL its address records came with.
+        var senders: [RecordSender] = []
+        var lastSenderFrame: FrameRef?
 
         var ttls: [String: Set<UInt32>] {
             var out: [String: Set<UInt32>] = [:]
@@ -145,9 +157,13 @@ extension DiscoveryTracker {
             return out
         }
 
-        /// One of its address records.
+        /// One of its address records, in `packet`.
         @inline(__always)
-        mutating func note(_ address: IPAddress, ttl: UInt32, frame: FrameRef) {
+        mutating func note(_ address: IPAddress, ttl: UInt32, packet: DiscoveryPacket, frame: FrameRef) {
+            if lastSenderFrame != frame {
+                lastSenderFrame = frame
+                senders.note(packet, frame: frame)
+            }
             if ttl > 0, addresses.count < TrackerLimits.maximumAddressesKept, !addresses.contains(address) {
                 addresses.append(address)
                 addressFrames.append(frame)
