@@ -273,6 +273,7 @@ extension Client {
         dialSearches += o.dialSearches
         dialSearchesAnswered += o.dialSearchesAnswered
         if dialUserAgent == nil { dialUserAgent = o.dialUserAgent }
+        dialSearchFrames = Array((dialSearchFrames + o.dialSearchFrames).prefix(Finding.maximumFrames))
         if let d = o.firstDialSearch, firstDialSearch == nil || d < firstDialSearch! {
             firstDialSearch = d
             firstDialSearchFrame = o.firstDialSearchFrame

@@ -213,6 +213,8 @@ public struct Client: Hashable, Sendable {
     public var dialUserAgent: String? = nil
     /// Its DIAL M-SEARCHes that some DIAL server (Cast or not) answered.
     public var dialSearchesAnswered = 0
+    /// Its first DIAL M-SEARCHes (at most ``Finding/maximumFrames``): evidence.
+    public var dialSearchFrames: [FrameRef] = []
     /// Intervals between query bursts shorter than 900 ms (RFC 6762 §5.2 wants ≥ 1 s).
     public var fastIntervals: Int
     /// App IDs for which a subtype PTR reached it (as an answer it could receive, or in its own

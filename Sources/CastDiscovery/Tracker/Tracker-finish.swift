@@ -156,6 +156,7 @@ extension DiscoveryTracker {
                     firstDialSearch: c.firstDialSearch, firstDialSearchFrame: c.firstDialSearchFrame,
                     dialUserAgent: c.dialUserAgent,
                     dialSearchesAnswered: c.dialSearchLog.filter { !$0.answers.isEmpty }.count,
+                    dialSearchFrames: c.dialSearchLog.prefix(Finding.maximumFrames).map(\.frame),
                     fastIntervals: c.fastIntervals,
                     appIDsAnswered: Set(
                         c.namesAnswered.members.compactMap { key -> String? in
