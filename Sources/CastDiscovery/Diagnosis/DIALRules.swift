@@ -47,9 +47,11 @@ extension Diagnosis {
             ? "Nothing in the capture came from a Cast device, over mDNS or DIAL. "
             : "Cast devices are on the network (\(list(castDevices.map { dialDeviceName(context, $0.id) }))), but none "
                 + "answered its DIAL search. "
-        detail +=
-            "DIAL answers come by unicast to the searcher's port: a capture taken on another host, or on a "
-            + "mirror port that sees only multicast, does not show them."
+        if others.isEmpty {
+            detail +=
+                "DIAL answers come by unicast to the searcher's port: a capture taken on another host, or on a "
+                + "mirror port that sees only multicast, does not show them."
+        }
         if chromium { detail += " " + chromiumDIALSchedule }
         let severity: Severity = castDevices.isEmpty ? .error : chromium ? .info : .warning
         let advice: String
