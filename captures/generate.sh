@@ -47,7 +47,8 @@ ALL_CAPTURES=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented
               legacy-unicast dial-ssdp client-isolation own-queries-dropped reflector
               no-cast-queries no-mdns app-id-unanswered incomplete-resolution
               txt-missing-fn device-expired slow-response duplicate-name
-              address-changed query-storm repeater advertised-address relayed-queries)
+              address-changed query-storm repeater advertised-address relayed-queries
+              dial-other-device dial-unanswered)
 
 # --- fixed identities -------------------------------------------------------
 CC_HOST=3f5d6b2a-8c91-4e07-b2d4-6a1f0c9e7d35      # "Living Room TV" (Chromecast)
@@ -67,6 +68,8 @@ REPEATER4=192.0.2.40                               # naive mDNS repeater (repeat
 # advertised-address: A record DATA only (never configured on an interface, nothing is sent
 # to them): Docker's default bridge and a link-local address, as real receivers publish them.
 DOCKER_A=172.17.0.2   LINKLOCAL_A=169.254.23.1
+ROKU4=192.0.2.26                                   # a Roku-style DIAL server (not a Cast device)
+ROKU_UUID=295c0004-6807-106d-80cf-0a1b2c3d4e5f
 
 die()  { echo "generate.sh: error: $*" >&2; exit 1; }
 note() { printf '%s [%s] %s\n' "$(date +%H:%M:%S)" "${CUR:-main}" "$*"; }
@@ -425,6 +428,48 @@ cap_dial-ssdp() {
   stop_capture dial-ssdp
   show_log search
   show_log ssdpdev
+}
+
+# A Chrome-style DIAL search answered by a Chromecast-style device and by a Roku-style DIAL
+# server (port 1900, LOCATION :8060/dial/dd.xml, as the Roku in ndpi/anyconnect-vpn.pcap).
+cap_dial-other-device() {
+  lan v4
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  add_host ${NSP}-roku eth0 02:ca:57:00:00:26 br0 $ROKU4/24 -
+  start_capture ${NSP}-sender eth0 dial-other-device
+  spawn ssdpdev ${NSP}-dev1 "$PY" "$TOOLS/ssdp_device.py" --ip $CC4 --uuid $CC_HOST --name "Living Room TV" --no-http
+  spawn roku ${NSP}-roku "$PY" "$TOOLS/ssdp_device.py" --ip $ROKU4 --uuid $ROKU_UUID --style roku \
+    --mac 02:ca:57:00:00:26 --seed 8060
+  wait_log ssdpdev "NOTIFY ssdp:alive" 10
+  wait_log roku "listening" 10
+  sleep 1
+  spawn search ${NSP}-sender "$PY" "$TOOLS/ssdp_search.py" --ip $SENDER4 --no-fetch
+  finish search 20
+  sleep 0.5
+  stop ssdpdev INT
+  stop roku INT
+  stop_capture dial-other-device
+  show_log search
+  show_log ssdpdev
+  show_log roku
+}
+
+# A Chrome-style DIAL search that only a Roku-style DIAL server answers: no Cast device.
+cap_dial-unanswered() {
+  lan v4
+  add_host ${NSP}-roku eth0 02:ca:57:00:00:26 br0 $ROKU4/24 -
+  start_capture ${NSP}-sender eth0 dial-unanswered
+  spawn roku ${NSP}-roku "$PY" "$TOOLS/ssdp_device.py" --ip $ROKU4 --uuid $ROKU_UUID --style roku \
+    --mac 02:ca:57:00:00:26 --seed 8060
+  wait_log roku "listening" 10
+  sleep 1
+  spawn search ${NSP}-sender "$PY" "$TOOLS/ssdp_search.py" --ip $SENDER4 --no-fetch
+  finish search 20
+  sleep 0.5
+  stop roku INT
+  stop_capture dial-unanswered
+  show_log search
+  show_log roku
 }
 
 cap_client-isolation() {

@@ -149,6 +149,28 @@ v_dial-ssdp() {
   expect "device description fetched (Application-URL)" $f 'http.response.code==200 && http contains "Application-URL: http://192.0.2.21:8008/apps"' -ge 1
 }
 
+v_dial-other-device() {
+  local f=dial-other-device.pcap sport
+  encap $f Ethernet
+  expect "4 M-SEARCH for the DIAL ST, Chrome's USER-AGENT" $f 'ssdp && http.request.method=="M-SEARCH" && ssdp contains "ST: urn:dial-multiscreen-org:service:dial:1" && ssdp contains "USER-AGENT: Google Chrome/"' -eq 4
+  sport=$(t $f 'http.request.method=="M-SEARCH"' udp.srcport | sort -u)
+  [[ $(wc -w <<<"$sport") == 1 && $sport != 1900 ]] && ok "M-SEARCH from one random port $sport" || bad "M-SEARCH ports: $sport"
+  expect "Chromecast-style 200 OK from ephemeral ports, LOCATION :8008/ssdp/device-desc.xml" $f "ip.src==192.0.2.21 && udp.dstport==$sport && udp.srcport!=1900 && udp contains \"HTTP/1.1 200 OK\" && udp contains \"LOCATION: http://192.0.2.21:8008/ssdp/device-desc.xml\"" -eq 4
+  expect "Roku-style 200 OK from port 1900, LOCATION :8060/dial/dd.xml, Roku SERVER" $f "ip.src==192.0.2.26 && udp.srcport==1900 && udp.dstport==$sport && udp contains \"HTTP/1.1 200 OK\" && udp contains \"LOCATION: http://192.0.2.26:8060/dial/dd.xml\" && udp contains \"Server: Roku UPnP/1.0 Roku/9.1.0\"" -eq 4
+  expect "nothing at all from the Roku besides its answers (no NOTIFY, no HTTP)" $f 'ip.src==192.0.2.26 && !(udp.srcport==1900) && !igmp' -eq 0
+  expect "no mDNS" $f 'mdns' -eq 0
+}
+
+v_dial-unanswered() {
+  local f=dial-unanswered.pcap sport
+  encap $f Ethernet
+  expect "4 M-SEARCH for the DIAL ST, Chrome's USER-AGENT" $f 'ssdp && http.request.method=="M-SEARCH" && ssdp contains "ST: urn:dial-multiscreen-org:service:dial:1" && ssdp contains "USER-AGENT: Google Chrome/"' -eq 4
+  sport=$(t $f 'http.request.method=="M-SEARCH"' udp.srcport | sort -u)
+  expect "Roku-style 200 OK from port 1900 only" $f "ip.src==192.0.2.26 && udp.srcport==1900 && udp.dstport==$sport && udp contains \"LOCATION: http://192.0.2.26:8060/dial/dd.xml\"" -eq 4
+  expect "nothing from a Chromecast-style device (192.0.2.21)" $f 'ip.src==192.0.2.21 || eth.src==02:ca:57:00:00:21' -eq 0
+  expect "no mDNS" $f 'mdns' -eq 0
+}
+
 v_client-isolation() {
   local f=client-isolation.pcap
   encap $f Ethernet
@@ -348,7 +370,7 @@ v_relayed-queries() {
   [[ $late == 0 ]] && ok "every answer follows a query of the on-link querier within 1 s" || bad "$late answers without an on-link query before them"
 }
 
-ALL=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented legacy-unicast dial-ssdp client-isolation own-queries-dropped reflector
+ALL=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented legacy-unicast dial-ssdp dial-other-device dial-unanswered client-isolation own-queries-dropped reflector
      no-cast-queries no-mdns app-id-unanswered incomplete-resolution txt-missing-fn device-expired slow-response
      duplicate-name address-changed query-storm repeater advertised-address relayed-queries)
 want=("$@")

@@ -25,16 +25,14 @@ extension AnalysisReport {
         }
         var devices = parts.map(Device.init(part:))
 
-        // DIAL devices: merged into an mDNS device with the same address, else listed alone.
+        // DIAL devices: merged into an mDNS device with the same address; else a Cast device
+        // when LOCATION is a Cast device description; else another DIAL device, listed apart.
         var dialByKey: [String: DIALInfo] = [:]
         var dialOrder: [String] = []
         for timeline in timelines {
-            for info in timeline.dial {
-                let key = info.usn ?? info.address.description
+            for (info, key) in zip(timeline.dial, timeline.dialKeys) {
                 if var existing = dialByKey[key] {
-                    existing.lastSeen = Swift.max(existing.lastSeen, info.lastSeen)
-                    existing.leftAt = info.leftAt
-                    existing.leftFrame = info.leftFrame
+                    existing.absorb(info)
                     dialByKey[key] = existing
                 } else {
                     dialByKey[key] = info
@@ -46,21 +44,28 @@ extension AnalysisReport {
         for (i, d) in devices.enumerated() {
             for a in d.addresses where deviceByAddress[a] == nil { deviceByAddress[a] = i }
         }
+        var castIDOfDIALKey: [String: String] = [:]
+        var otherDevices: [DIALInfo] = []
         for key in dialOrder {
             let info = dialByKey[key]!
             let address = info.locationAddress ?? info.address
-            // The first device (in order) with either address.
+            // The first mDNS device (in order) with either address.
             if let i = [deviceByAddress[address], deviceByAddress[info.address]].compactMap({ $0 }).min() {
                 if devices[i].dial == nil { devices[i].dial = info }
                 if !devices[i].via.contains("dial") { devices[i].via.append("dial") }
                 devices[i].firstSeen = Swift.min(devices[i].firstSeen, info.firstSeen)
                 devices[i].lastSeen = Swift.max(devices[i].lastSeen, info.lastSeen)
-            } else {
+                castIDOfDIALKey[key] = devices[i].id
+            } else if info.hasCastLocation {
                 let d = Device(dial: info)
                 for a in d.addresses where deviceByAddress[a] == nil { deviceByAddress[a] = devices.count }
+                castIDOfDIALKey[key] = d.id
                 devices.append(d)
+            } else {
+                otherDevices.append(info)
             }
         }
+        self.otherDevices = otherDevices
         self.devices = devices
 
         // Clients by address.
@@ -77,7 +82,16 @@ extension AnalysisReport {
             }
         }
         self.clients = clients
-        self.latency = timelines.flatMap(\.latency)
+        // mDNS rows, then DIAL rows of Cast devices (other DIAL devices have none).
+        self.latency =
+            timelines.flatMap(\.latency)
+            + timelines.flatMap(\.dialLatency).compactMap { row in
+                castIDOfDIALKey[row.deviceID].map { id in
+                    var r = row
+                    r.deviceID = id
+                    return r
+                }
+            }
         self.queries = timelines.flatMap(\.queries)
         self.malformedFrames = Array(timelines.flatMap(\.malformed).prefix(DiscoveryTracker.maximumEvidenceFrames))
         self.malformedCount = timelines.reduce(0) { $0 + $1.malformedCount }
@@ -120,36 +134,65 @@ extension AnalysisReport {
                 missedFrames: Array($0.counter.missedFrames.prefix(TrackerLimits.maximumMissedFramesKept)))
         }
 
-        // Summaries per device and overall.
+        // Summaries per device (heard over mDNS, or with DIAL rows) and overall; the mDNS
+        // figures come from mDNS rows only, DIAL answers have their own.
         var summaries: [LatencySummary] = []
         var allFirst: [Double] = []
         var allResolved: [Double] = []
         var allDelays: [Double] = []
+        var allDIAL: [Double] = []
         let rowsByDevice = Dictionary(grouping: latency, by: \.deviceID)
         let responsesByDevice = Dictionary(grouping: responseParts, by: \.deviceID)
-        for device in devices where device.via.contains("mdns") {
+        for device in devices {
             let rows = rowsByDevice[device.id] ?? []
-            let first = rows.compactMap(\.firstAnswerMs)
-            let resolved = rows.compactMap(\.resolvedMs)
+            let mdnsRows = rows.filter { $0.via == .mdns }
+            let dialRows = rows.filter { $0.via == .dial }
+            guard device.via.contains("mdns") || !dialRows.isEmpty else { continue }
+            let first = mdnsRows.compactMap(\.firstAnswerMs)
+            let resolved = mdnsRows.compactMap(\.resolvedMs)
             let delays = (responsesByDevice[device.id] ?? []).flatMap(\.counter.delays)
+            let dial = dialRows.compactMap(\.firstAnswerMs)
             allFirst += first
             allResolved += resolved
             allDelays += delays
+            allDIAL += dial
             summaries.append(
                 LatencySummary(
                     deviceID: device.id, firstAnswer: Summary(first), resolved: Summary(resolved),
-                    responseDelay: Summary(delays)))
+                    responseDelay: Summary(delays), dialAnswer: Summary(dial)))
         }
         self.summaries = summaries
         self.overall = LatencySummary(
             deviceID: nil, firstAnswer: Summary(allFirst), resolved: Summary(allResolved),
-            responseDelay: Summary(allDelays))
+            responseDelay: Summary(allDelays), dialAnswer: Summary(allDIAL))
     }
 }
 
 extension DIALInfo {
     /// The host of `LOCATION` when it is an IP address.
     var locationAddress: IPAddress? { location.flatMap(SSDPMessage.address(inURL:)) }
+
+    /// The UUID of its USN (as sent), else its address.
+    public var id: String {
+        if let usn, usn.lowercased().hasPrefix("uuid:") { return String(usn.dropFirst(5).prefix { $0 != ":" }) }
+        return address.description
+    }
+
+    /// Merges another timeline's view of the same DIAL device.
+    mutating func absorb(_ o: DIALInfo) {
+        lastSeen = Swift.max(lastSeen, o.lastSeen)
+        leftAt = o.leftAt
+        leftFrame = o.leftFrame
+        if location == nil { location = o.location }
+        if usn == nil { usn = o.usn }
+        if server == nil { server = o.server }
+        answers += o.answers
+        if firstAnswerFrame == nil { firstAnswerFrame = o.firstAnswerFrame }
+        for c in o.answeredClients
+        where answeredClients.count < FindingSubjects.maximumEach && !answeredClients.contains(c) {
+            answeredClients.append(c)
+        }
+    }
 }
 
 extension Device {
@@ -188,11 +231,7 @@ extension Device {
     }
 
     init(dial info: DIALInfo) {
-        var uuid: String?
-        if let usn = info.usn, usn.lowercased().hasPrefix("uuid:") {
-            uuid = String(usn.dropFirst(5).prefix { $0 != ":" })
-        }
-        id = uuid ?? info.address.description
+        id = info.id
         instance = nil
         instances = []
         friendlyName = nil
@@ -242,6 +281,9 @@ extension Client {
         legacyUnicast = legacyUnicast || o.legacyUnicast
         if firstLegacyFrame == nil { firstLegacyFrame = o.firstLegacyFrame }
         dialSearches += o.dialSearches
+        dialSearchesAnswered += o.dialSearchesAnswered
+        if dialUserAgent == nil { dialUserAgent = o.dialUserAgent }
+        dialSearchFrames = Array((dialSearchFrames + o.dialSearchFrames).prefix(Finding.maximumFrames))
         if let d = o.firstDialSearch, firstDialSearch == nil || d < firstDialSearch! {
             firstDialSearch = d
             firstDialSearchFrame = o.firstDialSearchFrame

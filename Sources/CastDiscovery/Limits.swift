@@ -167,6 +167,8 @@ public enum TrackerLimits {
     public static let maximumDelaysKept = 10_000
     /// Closed queries kept per client for the per-query table.
     public static let maximumQueriesKept = 500
+    /// DIAL M-SEARCHes kept per client to time their answers (the DIAL latency rows).
+    public static let maximumDIALSearchesKept = 500
     /// Unanswered query frames kept per client and device as evidence.
     public static let maximumMissedFramesKept = 20
     /// Response delays kept for all clients and devices together (the summaries' percentiles

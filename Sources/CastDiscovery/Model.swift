@@ -97,6 +97,25 @@ public struct DIALInfo: Hashable, Sendable {
     public var firstFrame: FrameRef
     /// The `ssdp:byebye` message, when `leftAt` is set.
     public var leftFrame: FrameRef?
+    /// Answers (`HTTP/1.1 200 OK`) it sent to DIAL M-SEARCHes.
+    public var answers = 0
+    /// The clients its answers went to, in order of first answer (at most
+    /// ``FindingSubjects/maximumEach``).
+    public var answeredClients: [IPAddress] = []
+    /// The first answer it sent to an M-SEARCH.
+    public var firstAnswerFrame: FrameRef?
+
+    /// Whether `LOCATION` is a Cast receiver's device description,
+    /// `http://<ip>:8008/ssdp/device-desc.xml` (Chromecasts and Cast built-in TVs, DOMAIN.md §2
+    /// "DIAL follow-up"); other DIAL servers (Roku `:8060/dial/dd.xml`, TVs) are not Cast devices.
+    public var hasCastLocation: Bool {
+        guard let location, let scheme = location.firstRange(of: "://") else { return false }
+        let rest = location[scheme.upperBound...]
+        guard let slash = rest.firstIndex(of: "/") else { return false }
+        let authority = rest[..<slash]
+        let path = rest[slash...].prefix { $0 != "?" && $0 != "#" }
+        return authority.hasSuffix(":8008") && path.lowercased() == "/ssdp/device-desc.xml"
+    }
 }
 
 /// A Cast receiver as the capture shows it.
@@ -192,6 +211,13 @@ public struct Client: Hashable, Sendable {
     public var dialSearches: Int
     public var firstDialSearch: Timestamp?
     public var firstDialSearchFrame: FrameRef?
+    /// The `USER-AGENT` of its first DIAL M-SEARCH that had one (Chrome sends
+    /// `Google Chrome/99.0.4844.74 Mac OS X`).
+    public var dialUserAgent: String? = nil
+    /// Its DIAL M-SEARCHes that some DIAL server (Cast or not) answered.
+    public var dialSearchesAnswered = 0
+    /// Its first DIAL M-SEARCHes (at most ``Finding/maximumFrames``): evidence.
+    public var dialSearchFrames: [FrameRef] = []
     /// Intervals between query bursts shorter than 900 ms (RFC 6762 §5.2 wants ≥ 1 s).
     public var fastIntervals: Int
     /// App IDs for which a subtype PTR reached it (as an answer it could receive, or in its own
@@ -209,8 +235,15 @@ public struct Client: Hashable, Sendable {
     public var sessions: Int
 }
 
-/// The latency of one device for one discovery session of one client.
+/// The latency of one device for one discovery session of one client (mDNS), or for one DIAL
+/// M-SEARCH of one client (DIAL: ``via`` is ``Via/dial``, the session start is the M-SEARCH and
+/// the first answer its `200 OK`).
 public struct LatencyRow: Hashable, Sendable {
+    /// The discovery protocol a row measures.
+    public enum Via: String, Hashable, Sendable {
+        case mdns
+        case dial
+    }
     public var client: IPAddress
     public var deviceID: String
     public var sessionStart: Timestamp
@@ -225,6 +258,8 @@ public struct LatencyRow: Hashable, Sendable {
     public var resolvedFrame: FrameRef?
     /// Why `resolvedMs` is missing.
     public var resolvedMissing: String?
+    /// mDNS (a session) or DIAL (one M-SEARCH).
+    public var via = Via.mdns
 }
 
 /// How one device answered one client's queries.
@@ -304,6 +339,8 @@ public struct LatencySummary: Hashable, Sendable {
     public var firstAnswer: Summary?
     public var resolved: Summary?
     public var responseDelay: Summary?
+    /// DIAL M-SEARCH → `200 OK`, from the DIAL latency rows.
+    public var dialAnswer: Summary? = nil
 }
 
 /// How bad a finding is.
@@ -377,6 +414,9 @@ public struct AnalysisReport: Sendable {
     public static let schemaVersion = 1
     public var captures: [CaptureInfo]
     public var devices: [Device]
+    /// DIAL servers that are not Cast devices (a Roku, a TV's own DIAL server): listed apart,
+    /// never counted as Cast devices.
+    public var otherDevices: [DIALInfo] = []
     public var clients: [Client]
     public var latency: [LatencyRow]
     public var responses: [ResponseStats]

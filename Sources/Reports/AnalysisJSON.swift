@@ -56,6 +56,14 @@ public enum AnalysisJSON {
         w.beginArray("devices")
         for d in r.devices { device(d, &w) }
         w.endArray()
+        w.beginArray("otherDevices")
+        for o in r.otherDevices {
+            w.beginObject()
+            w.string(o.id, "id")
+            dialFields(o, &w)
+            w.endObject()
+        }
+        w.endArray()
         w.beginArray("clients")
         for c in r.clients { client(c, &w) }
         w.endArray()
@@ -105,6 +113,7 @@ public enum AnalysisJSON {
         summary(r.overall.firstAnswer, "firstAnswerMs", &w)
         summary(r.overall.resolved, "resolvedMs", &w)
         summary(r.overall.responseDelay, "responseDelayMs", &w)
+        summary(r.overall.dialAnswer, "dialAnswerMs", &w)
         w.endObject()
         w.endObject()
         findings(r.findings, into: &w)
@@ -170,19 +179,28 @@ public enum AnalysisJSON {
         frame(d.leftFrame, "leftFrame", &w)
         if let dial = d.dial {
             w.beginObject("dial")
-            w.string(dial.location, "location")
-            w.string(dial.usn, "usn")
-            w.string(dial.server, "server")
-            w.string(dial.address.description, "address")
-            w.string(TimeFormat.rfc3339Micro(dial.firstSeen), "firstSeen")
-            w.string(TimeFormat.rfc3339Micro(dial.lastSeen), "lastSeen")
-            w.string(dial.leftAt.map(TimeFormat.rfc3339Micro), "leftAt")
-            frame(dial.firstFrame, "firstFrame", &w)
+            dialFields(dial, &w)
             w.endObject()
         } else {
             w.string(nil, "dial")
         }
         w.endObject()
+    }
+
+    /// The members of a `dial` object (a Cast device's, or an `otherDevices` entry's).
+    static func dialFields(_ dial: DIALInfo, _ w: inout JSONWriter) {
+        w.string(dial.location, "location")
+        w.string(dial.usn, "usn")
+        w.string(dial.server, "server")
+        w.string(dial.address.description, "address")
+        w.string(TimeFormat.rfc3339Micro(dial.firstSeen), "firstSeen")
+        w.string(TimeFormat.rfc3339Micro(dial.lastSeen), "lastSeen")
+        w.string(dial.leftAt.map(TimeFormat.rfc3339Micro), "leftAt")
+        frame(dial.firstFrame, "firstFrame", &w)
+        w.bool(dial.hasCastLocation, "castLocation")
+        w.int(dial.answers, "answers")
+        strings(dial.answeredClients.map(\.description), "answeredClients", &w)
+        frame(dial.firstAnswerFrame, "firstAnswerFrame", &w)
     }
 
     static func client(_ c: Client, _ w: inout JSONWriter) {
@@ -200,6 +218,8 @@ public enum AnalysisJSON {
         w.bool(c.legacyUnicast, "legacyUnicast")
         w.int(c.dialSearches, "dialSearches")
         w.string(c.firstDialSearch.map(TimeFormat.rfc3339Micro), "firstDialSearch")
+        w.string(c.dialUserAgent, "dialUserAgent")
+        w.int(c.dialSearchesAnswered, "dialSearchesAnswered")
         w.beginArray("intervalsMs")
         for i in c.intervalsMs { w.rawNumber(milliseconds(i)) }
         w.endArray()
@@ -220,6 +240,7 @@ public enum AnalysisJSON {
         w.rawNumber(l.resolvedMs.map(milliseconds) ?? "null", "resolvedMs")
         frame(l.resolvedFrame, "resolvedFrame", &w)
         w.string(l.resolvedMissing, "resolvedMissing")
+        w.string(l.via.rawValue, "via")
         w.endObject()
     }
 
@@ -229,6 +250,7 @@ public enum AnalysisJSON {
         summary(s.firstAnswer, "firstAnswerMs", &w)
         summary(s.resolved, "resolvedMs", &w)
         summary(s.responseDelay, "responseDelayMs", &w)
+        summary(s.dialAnswer, "dialAnswerMs", &w)
         w.endObject()
     }
 

@@ -12,16 +12,56 @@ public enum AnalysisMarkdown {
         out += "\n" + ReportMarkdown.findings(r)
         out += "\n### Devices\n\n" + table(AnalysisTables.deviceHeader, AnalysisTables.deviceRows(r))
         out += "\n### Clients\n\n" + table(AnalysisTables.clientHeader, AnalysisTables.clientRows(r))
+        out += dialSections(r)
         let (rows, notes) = AnalysisTables.latencyRows(r)
         out += "\n### Latency (ms from session start)\n\n" + table(AnalysisTables.latencyHeader, rows)
         if !notes.isEmpty {
             out += "\n"
             for (i, n) in notes.enumerated() { out += "\(i + 1). \(escape(n))\n" }
         }
+        let (dialRows, dialNotes) = DIALTables.latencyRows(r)
+        if !dialRows.isEmpty {
+            out += "\n### DIAL latency (ms from M-SEARCH to 200 OK)\n\n" + table(DIALTables.latencyHeader, dialRows)
+            if !dialNotes.isEmpty { out += "\n" }
+            for (i, n) in dialNotes.enumerated() { out += "\(i + 1). \(escape(n))\n" }
+        }
         if !r.responses.isEmpty {
             out += "\n### Answers to queries\n\n" + table(AnalysisTables.responseHeader, AnalysisTables.responseRows(r))
         }
         out += "\n### Summary (ms)\n\n" + table(AnalysisTables.summaryHeader, AnalysisTables.summaryRows(r))
+        return out
+    }
+
+    /// The Cast devices' DIAL answers, the other DIAL devices and the DIAL searches, when there
+    /// are any.
+    static func dialSections(_ r: AnalysisReport) -> String {
+        var out = ""
+        let cast = DIALTables.castDevices(r)
+        func fields(_ d: DIALInfo) -> [String] { [d.location ?? "-", d.server ?? "-", d.usn ?? "-"] }
+        if !cast.isEmpty {
+            out += "\n### DIAL answers of Cast devices\n\n"
+            out += table(
+                ["Device", "Address", "LOCATION", "SERVER", "USN"],
+                cast.map { [AnalysisTables.deviceName($0), $0.dial!.address.description] + fields($0.dial!) })
+        }
+        if !r.otherDevices.isEmpty {
+            out += "\n### Other DIAL devices (not Cast devices)\n\n"
+            out += table(
+                DIALTables.otherHeader + ["LOCATION", "SERVER", "USN"],
+                zip(DIALTables.otherRows(r), r.otherDevices).map { $0 + fields($1) })
+        }
+        let searchers = r.clients.filter { $0.dialSearches > 0 }
+        if !searchers.isEmpty {
+            out += "\n### DIAL searches\n\n"
+            out += table(
+                ["Client", "M-SEARCHes", "Answered", "USER-AGENT"],
+                searchers.map {
+                    [
+                        $0.address.description, String($0.dialSearches), String($0.dialSearchesAnswered),
+                        $0.dialUserAgent ?? "-",
+                    ]
+                })
+        }
         return out
     }
 

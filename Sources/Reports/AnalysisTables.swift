@@ -54,7 +54,7 @@ enum AnalysisTables {
             notes.append(reason)
             return "- [\(notes.count)]"
         }
-        let rows = r.latency.map { l in
+        let rows = r.latency.filter { $0.via == .mdns }.map { l in
             [
                 l.client.description, byID[l.deviceID].map(deviceName) ?? l.deviceID,
                 TimeFormat.clock(l.sessionStart),
@@ -84,14 +84,16 @@ enum AnalysisTables {
 
     static func summaryRows(_ r: AnalysisReport) -> [[String]] {
         let byID = devicesByID(r)
-        var rows = r.summaries.map { s in
+        // mDNS devices here; DIAL answers in rows of their own.
+        let mdns = r.summaries.filter { s in s.deviceID.flatMap { byID[$0] }?.via.contains("mdns") ?? true }
+        var rows = mdns.map { s in
             [
                 s.deviceID.flatMap { byID[$0] }.map(deviceName) ?? s.deviceID ?? "-", five(s.firstAnswer),
                 five(s.resolved),
             ]
         }
         rows.append(["(all)", five(r.overall.firstAnswer), five(r.overall.resolved)])
-        return rows
+        return rows + DIALTables.summaryRows(r)
     }
 
     static func five(_ s: Summary?) -> String {

@@ -28,6 +28,8 @@ public enum AnalysisText {
             out += wrap(words)
         }
 
+        out += DIALText.sections(r)
+
         out += "\nClients (\(r.clients.count))\n"
         out += table(AnalysisTables.clientHeader, AnalysisTables.clientRows(r), widths: [28, 7, 7, 8, 16, 8, 6, 4])
 
@@ -35,6 +37,7 @@ public enum AnalysisText {
         out += "\nLatency, ms from session start (session gap \(AnalysisTables.ms(r.sessionGapSeconds * 1000)) ms)\n"
         out += table(AnalysisTables.latencyHeader, rows, widths: [28, 24, 13, 12, 12])
         for (i, n) in notes.enumerated() { out += clip("  [\(i + 1)] \(n)") + "\n" }
+        out += DIALText.latency(r)
 
         if !r.responses.isEmpty {
             out += "\nAnswers to queries (expected, answered, suppressed by known answers, missed)\n"

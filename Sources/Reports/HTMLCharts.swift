@@ -382,7 +382,10 @@ enum HTMLCharts {
 
     // MARK: - Latency
 
-    static func latencySection(_ r: AnalysisReport) -> String {
+    static func latencySection(_ report: AnalysisReport) -> String {
+        // The chart and table are per mDNS session; DIAL rows are in the DIAL section.
+        var r = report
+        r.latency = report.latency.filter { $0.via == .mdns }
         let e = HTMLText.escape
         var out = "<section id=\"latency\">\n<h2>Discovery latency</h2>\n"
         out += "<p class=\"explain\">For each discovery session of each client and each device: from the "

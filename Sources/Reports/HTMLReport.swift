@@ -46,6 +46,7 @@ public enum HTMLReport {
 
         out += findingsSection(r)
         out += devicesSection(r)
+        out += DIALHTML.section(r)
         out += clientsSection(r)
         out += HTMLCharts.timelineSection(r)
         out += HTMLCharts.latencySection(r)

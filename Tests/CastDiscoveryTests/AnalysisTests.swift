@@ -721,7 +721,12 @@ struct AnalysisClientTests {
         #expect(info.firstFrame == ref(7))
         #expect(d.lastSeen == t("1795995854.978035448"))
         #expect(d.leftAt == t("1795995854.978035448"))
-        #expect(report.latency.isEmpty)
+        // No mDNS session; one DIAL row per M-SEARCH, each answered (11→14, 15→16, 17→18, 19→20).
+        #expect(report.latency.filter { $0.via == .mdns }.isEmpty)
+        let dial = report.latency.filter { $0.via == .dial }
+        #expect(dial.map(\.sessionStartFrame) == [ref(11), ref(15), ref(17), ref(19)])
+        #expect(dial.map(\.firstAnswerFrame) == [ref(14), ref(16), ref(18), ref(20)])
+        #expect(c.dialUserAgent == "Google Chrome/120.0.0.0 Linux" && c.dialSearchesAnswered == 4)
     }
 
     @Test("--client keeps only the named clients", arguments: ["192.0.2.10", "192.0.2.11"])

@@ -171,6 +171,21 @@ def check_references(doc):
     for d in devices:
         if "mdns" in (d.get("via") or []) and d.get("id") not in summarised:
             problems.append("mDNS device %r has no summaries.devices entry" % d.get("id"))
+    dial_rows = {r.get("deviceId") for r in items(doc, "latency") if r.get("via") == "dial"}
+    for d in devices:
+        if d.get("id") in dial_rows and d.get("id") not in summarised:
+            problems.append("device %r has DIAL latency rows but no summaries.devices entry" % d.get("id"))
+    # Other DIAL devices are not Cast devices: never among devices[], never in a latency row.
+    others = [o.get("id") for o in items(doc, "otherDevices")]
+    for i, x in enumerate(others):
+        if x in seen:
+            problems.append("otherDevices[%d].id %r is also a devices[].id" % (i, x))
+        if others.index(x) != i:
+            problems.append("otherDevices[%d].id %r appears twice" % (i, x))
+    for i, o in enumerate(items(doc, "otherDevices")):
+        for c in o.get("answeredClients") or []:
+            if c not in clients:
+                problems.append("otherDevices[%d].answeredClients %r is not a clients[].address" % (i, c))
     return problems
 
 
@@ -239,7 +254,7 @@ def summary_objects(doc):
     if isinstance(summaries.get("overall"), dict):
         groups.append(("summaries.overall", summaries["overall"]))
     for where, s in groups:
-        for key in ("firstAnswerMs", "resolvedMs", "responseDelayMs"):
+        for key in ("firstAnswerMs", "resolvedMs", "responseDelayMs", "dialAnswerMs"):
             if isinstance(s.get(key), dict):
                 yield "%s.%s" % (where, key), s[key]
 
@@ -264,13 +279,18 @@ def check_summaries(doc):
 
     summaries = doc.get("summaries") if isinstance(doc.get("summaries"), dict) else {}
     latency, responses = items(doc, "latency"), items(doc, "responses")
-    totals = {"firstAnswerMs": [], "resolvedMs": [], "responseDelayMs": []}
+    totals = {"firstAnswerMs": [], "resolvedMs": [], "responseDelayMs": [], "dialAnswerMs": []}
     for i, s in enumerate(items(summaries, "devices")):
         rows = [r for r in latency if r.get("deviceId") == s.get("deviceId")]
+        # mDNS figures from mDNS rows (no `via`: a document from before DIAL rows), DIAL from DIAL rows.
+        mdns = [r for r in rows if r.get("via", "mdns") == "mdns"]
+        dial = [r for r in rows if r.get("via") == "dial"]
         expected = {
-            "firstAnswerMs": [r["firstAnswerMs"] for r in rows if is_number(r.get("firstAnswerMs"))],
-            "resolvedMs": [r["resolvedMs"] for r in rows if is_number(r.get("resolvedMs"))],
+            "firstAnswerMs": [r["firstAnswerMs"] for r in mdns if is_number(r.get("firstAnswerMs"))],
+            "resolvedMs": [r["resolvedMs"] for r in mdns if is_number(r.get("resolvedMs"))],
         }
+        if "dialAnswerMs" in s or dial:
+            expected["dialAnswerMs"] = [r["firstAnswerMs"] for r in dial if is_number(r.get("firstAnswerMs"))]
         delays = [r.get("delayMs") for r in responses if r.get("deviceId") == s.get("deviceId")]
         delays = [d for d in delays if isinstance(d, dict)]
         for key, values in expected.items():
@@ -291,7 +311,9 @@ def check_summaries(doc):
                     break
         totals["responseDelayMs"].append(n)
     overall = summaries.get("overall") if isinstance(summaries.get("overall"), dict) else {}
-    for key in ("firstAnswerMs", "resolvedMs"):
+    for key in ("firstAnswerMs", "resolvedMs", "dialAnswerMs"):
+        if key == "dialAnswerMs" and "dialAnswerMs" not in overall and not totals[key]:
+            continue
         if overall and describe(totals[key]) != actual(overall.get(key)):
             problems.append("summaries.overall.%s is %s, the device summaries give %s"
                             % (key, show(actual(overall.get(key))), show(describe(totals[key]))))
@@ -580,6 +602,14 @@ def mutations(doc):
         ("bad time: February 30", "times", set_path("clients", 0, "firstQuery", "2026-02-30T23:42:49.689450Z")),
         ("bad enum: kind tv", "schema", set_path("devices", 0, "kind", "tv")),
         ("bad enum: via bonjour", "schema", set_path("devices", 0, "via", ["bonjour"])),
+        ("bad enum: latency[].via bonjour", "schema", set_path("latency", lat, "via", "bonjour")),
+        ("an mDNS latency row marked dial", "summaries", set_path("latency", lat, "via", "dial")),
+        ("a Cast device listed among otherDevices", "references",
+         set_path("otherDevices", [{"id": items(doc, "devices")[0]["id"], "location": None, "usn": None,
+                                    "server": None, "address": "192.0.2.99",
+                                    "firstSeen": items(doc, "devices")[0]["firstSeen"],
+                                    "lastSeen": items(doc, "devices")[0]["firstSeen"], "leftAt": None,
+                                    "firstFrame": {"capture": 0, "frame": 1}}])),
         ("bad enum: finding severity fatal", "schema", add_finding("fatal")),
         ("bad address: clients[0].address", "schema", set_path("clients", 0, "address", "192.0.2.300")),
         ("dangling deviceId in latency", "references", set_path("latency", lat, "deviceId", "no-such-device")),

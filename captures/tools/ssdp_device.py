@@ -13,6 +13,11 @@
   header, as a Chromecast does.
 * On SIGINT/SIGTERM sends NOTIFY ssdp:byebye and exits.
 
+--style roku imitates a Roku's DIAL server instead (ndpi/anyconnect-vpn.pcap
+frame 411): answers only the DIAL service type, from port 1900 (not an
+ephemeral port), with Roku's header set and order, LOCATION
+http://<ip>:8060/dial/dd.xml, and sends no NOTIFY and serves no HTTP.
+
 stdlib only.
 """
 import argparse
@@ -30,6 +35,7 @@ GROUP = "239.255.255.250"
 DIAL_SERVICE = "urn:dial-multiscreen-org:service:dial:1"
 DIAL_DEVICE = "urn:dial-multiscreen-org:device:dial:1"
 SERVER = "Linux/3.8.13+, UPnP/1.0, Portable SDK for UPnP devices/1.6.18"
+ROKU_SERVER = "Roku UPnP/1.0 Roku/9.1.0"
 
 DESC = """<?xml version="1.0"?>
 <root xmlns="urn:schemas-upnp-org:device-1-0">
@@ -80,14 +86,35 @@ class Device:
         self.nls = args.nls
         self.configid = args.configid
         self.rng = random.Random(args.seed)
-        self.location = f"http://{self.ip}:8008/ssdp/device-desc.xml"
+        self.roku = args.style == "roku"
+        self.mac = args.mac
+        if self.roku:
+            self.location = f"http://{self.ip}:8060/dial/dd.xml"
+        else:
+            self.location = f"http://{self.ip}:8008/ssdp/device-desc.xml"
+        self.socket1900 = None
 
     def usn(self, st):
         if st == f"uuid:{self.uuid}":
             return st
         return f"uuid:{self.uuid}::{st}"
 
+    def roku_response(self, st):
+        return (
+            "HTTP/1.1 200 OK\r\n"
+            "Cache-Control: max-age=3600\r\n"
+            f"ST: {st}\r\n"
+            f"USN: {self.usn(st)}\r\n"
+            "Ext: \r\n"
+            f"Server: {ROKU_SERVER}\r\n"
+            f"LOCATION: {self.location}\r\n"
+            f"WAKEUP: MAC={self.mac};Timeout=10\r\n"
+            "\r\n"
+        ).encode()
+
     def response(self, st):
+        if self.roku:
+            return self.roku_response(st)
         date = email.utils.formatdate(usegmt=True)
         return (
             "HTTP/1.1 200 OK\r\n"
@@ -150,7 +177,12 @@ class Device:
             mx = max(1, min(5, int(hdrs.get("MX", "1"))))
         except ValueError:
             mx = 1
-        if st == "ssdp:all":
+        if self.roku:
+            if st != DIAL_SERVICE:
+                log(f"ignoring M-SEARCH ST={st!r} from {src}")
+                return
+            sts = [st]
+        elif st == "ssdp:all":
             sts = ["upnp:rootdevice", f"uuid:{self.uuid}", DIAL_DEVICE, DIAL_SERVICE]
         elif st in ("upnp:rootdevice", DIAL_DEVICE, DIAL_SERVICE, f"uuid:{self.uuid}"):
             sts = [st]
@@ -161,6 +193,12 @@ class Device:
 
         def send():
             time.sleep(delay)
+            if self.roku:
+                # A Roku answers from its SSDP socket, port 1900.
+                for one in sts:
+                    self.socket1900.sendto(self.response(one), src)
+                log(f"200 OK ST={sts} to {src[0]}:{src[1]} from port 1900 after {delay:.3f}s")
+                return
             s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             s.bind((self.ip, 0))  # ephemeral source port, like libupnp
             for one in sts:
@@ -205,10 +243,12 @@ def main():
     ap.add_argument("--configid", type=int, default=1)
     ap.add_argument("--seed", type=int, default=8008)
     ap.add_argument("--no-http", action="store_true")
+    ap.add_argument("--style", choices=["chromecast", "roku"], default="chromecast")
+    ap.add_argument("--mac", default="02:ca:57:00:00:00", help="MAC for Roku's WAKEUP header")
     args = ap.parse_args()
     dev = Device(args)
 
-    if not args.no_http:
+    if not args.no_http and not dev.roku:
         Http.device = dev
         httpd = http.server.ThreadingHTTPServer((args.ip, 8008), Http)
         threading.Thread(target=httpd.serve_forever, daemon=True).start()
@@ -219,12 +259,14 @@ def main():
     mreq = struct.pack("4s4s", socket.inet_aton(GROUP), socket.inet_aton(args.ip))
     s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, mreq)
     s.settimeout(0.2)
+    dev.socket1900 = s
 
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     log(f"listening on {GROUP}:1900 via {args.ip}")
-    dev.send_notifies("ssdp:alive")
+    if not dev.roku:
+        dev.send_notifies("ssdp:alive")
     while not stop.is_set():
         try:
             data, src = s.recvfrom(4096)
@@ -235,7 +277,8 @@ def main():
         if src[0] == args.ip:
             continue
         dev.answer(data, src)
-    dev.send_notifies("ssdp:byebye")
+    if not dev.roku:
+        dev.send_notifies("ssdp:byebye")
     log("stopped")
     return 0
 

@@ -1,21 +1,5 @@
 // Rules about each client: did its search get answers, fast enough, in a sane rhythm.
 extension Diagnosis {
-    /// DIAL_ONLY: the client searched with SSDP M-SEARCH for DIAL and never with mDNS.
-    static func dialOnly(_ context: DiagnosisContext, _ c: ClientContext) -> [Finding] {
-        guard !c.queried, c.client.dialSearches > 0 else { return [] }
-        return [
-            Finding(
-                code: .dialOnly, severity: .warning,
-                title: "\(c.address) searched only with SSDP/DIAL, never with mDNS",
-                detail: "\(c.client.dialSearches) SSDP M-SEARCH for DIAL and no mDNS query for _googlecast._tcp. "
-                    + "DIAL is the legacy discovery path: it needs the sender and the device in one VLAN "
-                    + "with SSDP multicast forwarded, and current Cast SDKs discover with mDNS.",
-                advice: "Update the sender to a current Cast SDK (mDNS discovery); on a segmented network, "
-                    + "forward SSDP (239.255.255.250:1900) or move sender and device into one VLAN.",
-                frames: c.client.firstDialSearchFrame.map { [$0] } ?? [], subjects: c.subject)
-        ]
-    }
-
     /// QUERIES_UNANSWERED when no Cast device was heard at all, CLIENT_NOT_ANSWERED when some
     /// were: none of the client's queries was answered.
     static func notAnswered(_ context: DiagnosisContext, _ c: ClientContext) -> [Finding] {

@@ -58,7 +58,7 @@ public enum Diagnosis {
             .report(noMDNSTraffic),
             .report(noCastQueries),
             .eachClient([
-                dialOnly, notAnswered, appIDUnanswered, incompleteResolution, slowResponse, queryStorm,
+                dialUnanswered, dialOnly, notAnswered, appIDUnanswered, incompleteResolution, slowResponse, queryStorm,
                 legacyUnicast,
             ]),
             .eachMDNSDevice([txtMissingRequired, noIPv4Address, leftOrExpired, addressChanged]),

@@ -20,6 +20,11 @@ struct DiagnosisContext {
     let dialSearched: Bool
     /// The end of the latest capture.
     let captureEnd: Timestamp?
+    /// Clients whose DIAL M-SEARCH a Cast device answered, and each one's fastest answer per
+    /// device (id, ms), fastest first.
+    let dialAnswers: [IPAddress: [(device: String, ms: Double)]]
+    /// The DIAL servers that are not Cast devices, by each client they answered.
+    let otherDIALAnswers: [IPAddress: [DIALInfo]]
 
     /// Each client's queries, in report order.
     let queriesByClient: [IPAddress: [QueryOutcome]]
@@ -45,6 +50,17 @@ struct DiagnosisContext {
         ssdpPackets = report.captures.reduce(0) { $0 + $1.ssdpPackets }
         dialSearched = report.clients.contains { $0.dialSearches > 0 }
         captureEnd = report.captures.compactMap(\.end).max()
+        var fastest: [IPAddress: [String: Double]] = [:]
+        for row in report.latency where row.via == .dial {
+            guard let ms = row.firstAnswerMs else { continue }
+            fastest[row.client, default: [:]][row.deviceID] = Swift.min(ms, fastest[row.client]?[row.deviceID] ?? ms)
+        }
+        dialAnswers = fastest.mapValues { byDevice in
+            byDevice.map { (device: $0.key, ms: $0.value) }.sorted { ($0.ms, $0.device) < ($1.ms, $1.device) }
+        }
+        var others: [IPAddress: [DIALInfo]] = [:]
+        for o in report.otherDevices { for c in o.answeredClients { others[c, default: []].append(o) } }
+        otherDIALAnswers = others
 
         queriesByClient = Dictionary(grouping: report.queries, by: \.client)
         clientsAnswered = Set(report.queries.filter { !$0.answered.isEmpty }.map(\.client))

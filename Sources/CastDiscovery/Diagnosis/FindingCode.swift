@@ -32,6 +32,8 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
 
     /// A client searched only with SSDP/DIAL, never with mDNS.
     public static let dialOnly = FindingCode(rawValue: "DIAL_ONLY")
+    /// A client searched with DIAL only and no Cast device answered its searches.
+    public static let dialUnanswered = FindingCode(rawValue: "DIAL_UNANSWERED")
     /// A client's Cast queries got no answer, and no Cast device was heard at all.
     public static let queriesUnanswered = FindingCode(rawValue: "QUERIES_UNANSWERED")
     /// Cast devices are on the network, but none answered this client.
@@ -102,7 +104,7 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         .noMDNSTraffic, .noCastQueries, .queriesUnanswered, .clientNotAnswered, .appIDUnanswered,
         .incompleteResolution, .noIPv4Address, .txtMissingRequired, .deviceLeft, .deviceExpired, .slowResponse,
         .crossSubnet, .reflectedTraffic, .advertisedAddressUnreachable, .relayedQueriesIgnored, .responseTTLNot255,
-        .duplicateName, .addressChanged, .queryStorm, .legacyUnicast, .dialOnly,
+        .duplicateName, .addressChanged, .queryStorm, .legacyUnicast, .dialOnly, .dialUnanswered,
         .truncatedCapture, .malformedPackets, .limitReached, .packetsDropped, .encryptedWiFi,
         .plistMalformed, .plistMissingService, .plistMissingAppID, .plistMissingUsageDescription, .plistNoAppID,
         .plistOK,

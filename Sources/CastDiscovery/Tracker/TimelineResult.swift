@@ -41,6 +41,10 @@ public struct TimelineResult: Sendable {
 
     var devices: [DevicePart]
     var dial: [DIALInfo]
+    /// The tracker's key of each DIAL device (parallel to `dial`).
+    var dialKeys: [String]
+    /// DIAL latency rows, the device named by its DIAL key.
+    var dialLatency: [LatencyRow]
     var clients: [ClientPart]
     var latency: [LatencyRow]
     var responses: [ResponsePart]

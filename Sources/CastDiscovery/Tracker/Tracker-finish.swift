@@ -156,6 +156,9 @@ extension DiscoveryTracker {
                     lastQuery: c.lastQuery, firstQueryFrame: c.firstQueryFrame, legacyUnicast: c.legacyUnicast,
                     firstLegacyFrame: c.firstLegacyFrame, dialSearches: c.dialSearches,
                     firstDialSearch: c.firstDialSearch, firstDialSearchFrame: c.firstDialSearchFrame,
+                    dialUserAgent: c.dialUserAgent,
+                    dialSearchesAnswered: c.dialSearchLog.filter { !$0.answers.isEmpty }.count,
+                    dialSearchFrames: c.dialSearchLog.prefix(Finding.maximumFrames).map(\.frame),
                     fastIntervals: c.fastIntervals,
                     appIDsAnswered: Set(
                         c.namesAnswered.members.compactMap { key -> String? in
@@ -168,8 +171,11 @@ extension DiscoveryTracker {
                     sessions: c.sessionCount),
                 intervalCount: c.intervalCount)
         }
+        // DIAL rows after the mDNS ones, in what room the table has left.
+        let dialLatency = dialRows(room: Swift.max(0, maximumRows - latency.count), drops: &drops)
         return TimelineResult(
-            devices: parts, dial: dialOrder.map { dial[$0]!.info }, clients: clientParts, latency: latency,
+            devices: parts, dial: dialOrder.map { dial[$0]!.info }, dialKeys: dialOrder, dialLatency: dialLatency,
+            clients: clientParts, latency: latency,
             responses: responses, queries: queries, malformed: malformed, malformedCount: malformedCount,
             reflected: reflected, reflectedCount: reflectedCount, reflectedTTLs: reflectedTTLs,
             linkSources: linkSources.sources, drops: drops)

@@ -23,6 +23,10 @@ extension DiscoveryTracker {
         var dialSearches = 0
         var firstDialSearch: Timestamp?
         var firstDialSearchFrame: FrameRef?
+        var dialUserAgent: String?
+        /// Its DIAL M-SEARCHes with their answers (the first ``TrackerLimits/maximumDIALSearchesKept``;
+        /// the count goes on).
+        var dialSearchLog: [DiscoveryTracker.DIALSearch] = []
         var fastIntervals = 0
         var namesAnswered = NameSet()
         var lastBurst: Timestamp?
@@ -44,13 +48,15 @@ extension DiscoveryTracker {
             return r
         }
 
-        /// A DIAL M-SEARCH from it.
-        mutating func noteDIALSearch(at time: Timestamp, frame: FrameRef) {
+        /// A DIAL M-SEARCH from it, with its `USER-AGENT`.
+        mutating func noteDIALSearch(_ search: DiscoveryTracker.DIALSearch, userAgent: String?) {
             dialSearches += 1
             if firstDialSearch == nil {
-                firstDialSearch = time
-                firstDialSearchFrame = frame
+                firstDialSearch = search.time
+                firstDialSearchFrame = search.frame
             }
+            if dialUserAgent == nil, let userAgent, !userAgent.isEmpty { dialUserAgent = userAgent }
+            if dialSearchLog.count < TrackerLimits.maximumDIALSearchesKept { dialSearchLog.append(search) }
         }
 
         /// Ends its session at the end of the timeline (kept if it has room).

@@ -178,6 +178,17 @@ extension DiscoveryTracker {
     /// One DIAL device, as its SSDP responses and notifications describe it.
     struct DIALState {
         var info: DIALInfo
+        /// Its position in the order DIAL devices were first heard.
+        var order: Int
+
+        /// A `200 OK` from it to `client`.
+        mutating func noteAnswer(to client: IPAddress, frame: FrameRef) {
+            info.answers += 1
+            if info.firstAnswerFrame == nil { info.firstAnswerFrame = frame }
+            if info.answeredClients.count < FindingSubjects.maximumEach, !info.answeredClients.contains(client) {
+                info.answeredClients.append(client)
+            }
+        }
 
         /// A response or notification from it at `now` (a `ssdp:byebye` is a goodbye).
         mutating func note(_ ssdp: SSDPMessage, at now: Timestamp, frame: FrameRef) {
