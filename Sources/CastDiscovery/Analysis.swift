@@ -175,6 +175,9 @@ extension Device {
         sourceFrames = p.sourceFrames
         leftFrame = p.leftFrame
         dial = nil
+        vlans = p.vlans.map(Int.init)
+        lastMulticast = p.lastMulticast?.time
+        lastMulticastFrame = p.lastMulticast?.frame
     }
 
     init(dial info: DIALInfo) {
@@ -245,5 +248,6 @@ extension Client {
         case (let a?, let b?): followsDoubling = a && b
         }
         sessions += o.sessions
+        for v in o.vlans where !vlans.contains(v) { vlans.append(v) }
     }
 }

@@ -25,6 +25,8 @@ public struct TimelineResult: Sendable {
         var sources: Set<IPAddress>
         var addressFrames: [(address: IPAddress, frame: FrameRef)]
         var sourceFrames: [(address: IPAddress, frame: FrameRef)]
+        var vlans: [UInt16] = []
+        var lastMulticast: (time: Timestamp, frame: FrameRef)?
     }
 
     struct ClientPart {
@@ -86,5 +88,7 @@ extension TimelineResult.DevicePart {
         }
         for (type, values) in other.ttls { ttls[type, default: []].formUnion(values) }
         sources.formUnion(other.sources)
+        for v in other.vlans where !vlans.contains(v) { vlans.append(v) }
+        if let m = other.lastMulticast, lastMulticast.map({ m.time > $0.time }) ?? true { lastMulticast = m }
     }
 }

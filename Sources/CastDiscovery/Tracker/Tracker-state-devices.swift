@@ -27,6 +27,10 @@ extension DiscoveryTracker {
         var txtTTLs: [UInt32] = []
         var sources: Set<IPAddress> = []
         var sourceFrames: [(address: IPAddress, frame: FrameRef)] = []
+        /// The outer 802.1Q VLAN IDs its records arrived on (a trunk capture), in order of sight.
+        var vlans: [UInt16] = []
+        /// The last multicast packet that carried its records.
+        var lastMulticast: (time: Timestamp, frame: FrameRef)?
         /// The TTL it gives its PTR records (the "true TTL" for known-answer suppression).
         var ptrTTL: UInt32?
         /// Event state (live capture): reported as appeared, as expired, its goodbye reported.
@@ -55,9 +59,13 @@ extension DiscoveryTracker {
 
         /// Notes a record of it from `source` (before the record's own change).
         @inline(__always)
-        mutating func heard(from source: IPAddress, at time: Timestamp, frame: FrameRef) {
+        mutating func heard(
+            from source: IPAddress, vlan: UInt16?, multicast: Bool, at time: Timestamp, frame: FrameRef
+        ) {
             lastSeen = time
             lastFrame = frame
+            if multicast { lastMulticast = (time, frame) }
+            if let vlan, !vlans.contains(vlan), vlans.count < TrackerLimits.maximumVLANsKept { vlans.append(vlan) }
             // `sourceFrames` lists the same addresses as `sources`: a short list is scanned
             // rather than hashed (a receiver answers from two or three addresses).
             let known =
