@@ -68,6 +68,12 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let crossSubnet = FindingCode(rawValue: "CROSS_SUBNET")
     /// mDNS packets were re-sent by a reflector, repeater or router on the path.
     public static let reflectedTraffic = FindingCode(rawValue: "REFLECTED_TRAFFIC")
+    /// On a trunk capture, a client's queries and the Cast devices are on different VLANs and
+    /// nothing crosses between them.
+    public static let vlanSeparated = FindingCode(rawValue: "VLAN_SEPARATED")
+    /// A device's multicast answers stopped reaching a client after a while, its unicast
+    /// answers did not.
+    public static let multicastDecayed = FindingCode(rawValue: "MULTICAST_DECAYED")
 
     // MARK: Limits and live capture
 
@@ -95,7 +101,8 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let known: [FindingCode] = [
         .noMDNSTraffic, .noCastQueries, .queriesUnanswered, .clientNotAnswered, .appIDUnanswered,
         .incompleteResolution, .noIPv4Address, .txtMissingRequired, .deviceLeft, .deviceExpired, .slowResponse,
-        .crossSubnet, .reflectedTraffic, .duplicateName, .addressChanged, .queryStorm, .legacyUnicast, .dialOnly,
+        .crossSubnet, .reflectedTraffic, .vlanSeparated, .multicastDecayed, .duplicateName, .addressChanged,
+        .queryStorm, .legacyUnicast, .dialOnly,
         .truncatedCapture, .malformedPackets, .limitReached, .packetsDropped, .encryptedWiFi,
         .plistMalformed, .plistMissingService, .plistMissingAppID, .plistMissingUsageDescription, .plistNoAppID,
         .plistOK,
