@@ -83,6 +83,26 @@ struct NetworkRuleTests {
         #expect(!f.advice.contains("MLD"))
     }
 
+    @Test("a decayed device whose unicast answers stopped too is MULTICAST_DECAYED, not DEVICE_EXPIRED")
+    func decayedNotExpired() throws {
+        var r = try S.report("multicast-decayed.pcap")
+        #expect(!Diagnosis.diagnose(r).map(\.code).contains(.deviceExpired))
+        // As if the QU queries of frames 29 and 38 had got no answer: the device is last heard
+        // in frame 21 (the capture goes on 25 s, past its 10 s PTR TTL) while QM queries go
+        // unanswered: DEVICE_EXPIRED's signature, but the unicast answer after the last
+        // multicast packet shows what happened.
+        let last = try #require(r.queries.first { $0.answered.first?.frame.frame == 21 })
+        for i in r.queries.indices where r.queries[i].time > last.time && !r.queries[i].answered.isEmpty {
+            r.queries[i].missed = r.queries[i].answered.map(\.deviceID)
+            r.queries[i].answered = []
+        }
+        let seen = last.time.totalNanoseconds + Int64(last.answered[0].delayMs * 1e6)
+        r.devices[0].lastSeen = Timestamp(seconds: 0, nanoseconds: seen)
+        let codes = Diagnosis.diagnose(r).map(\.code)
+        #expect(codes.contains(.multicastDecayed))
+        #expect(!codes.contains(.deviceExpired))
+    }
+
     @Test("multicast-decayed: evidence is the QM queries missed after the last multicast, then unicast answers")
     func decayEvidence() throws {
         let r = try S.report("multicast-decayed.pcap")

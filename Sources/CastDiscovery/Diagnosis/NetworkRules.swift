@@ -107,6 +107,13 @@ extension Diagnosis {
         return findings
     }
 
+    /// Whether multicast from `device` decayed for some client (MULTICAST_DECAYED fires).
+    static func multicastDecayed(_ device: Device, _ context: DiagnosisContext) -> Bool {
+        context.report.clients.contains { c in
+            multicastDecay(of: device, in: context.queriesByClient[c.address] ?? []) != nil
+        }
+    }
+
     /// How multicast from one device decayed for one client.
     struct MulticastDecay {
         /// The client's queries the device answered by multicast (all before the decay).
