@@ -25,10 +25,11 @@
 # Safety rules:
 #   * must run as root; all traffic stays inside the network namespaces cs-* (or $CASTSCOPE_NS_PREFIX-*)
 #     created here (nothing is attached to the host's own interfaces);
-#   * only documentation addresses: 192.0.2.0/24 and 2001:db8::/32 (plus the
-#     fe80:: link-local addresses the kernel adds inside the namespaces);
-#     advertised-address puts 172.17.0.2 and 169.254.23.1 in A record DATA
-#     only (never on an interface, nothing sent to them);
+#   * only documentation addresses: 192.0.2.0/24, 198.51.100.0/24 (vlan-separated)
+#     and 2001:db8::/32 (plus the fe80:: link-local addresses the kernel adds
+#     inside the namespaces); advertised-address puts 172.17.0.2 and
+#     169.254.23.1 in A record DATA only (never on an interface, nothing sent
+#     to them);
 #   * all namespaces, links and processes created here are removed on exit,
 #     also on failure or Ctrl-C (trap).
 #
@@ -48,7 +49,7 @@ ALL_CAPTURES=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented
               no-cast-queries no-mdns app-id-unanswered incomplete-resolution
               txt-missing-fn device-expired slow-response duplicate-name
               address-changed query-storm repeater advertised-address relayed-queries
-              dial-other-device dial-unanswered)
+              dial-other-device dial-unanswered vlan-separated multicast-decayed)
 
 # --- fixed identities -------------------------------------------------------
 CC_HOST=3f5d6b2a-8c91-4e07-b2d4-6a1f0c9e7d35      # "Living Room TV" (Chromecast)
@@ -70,6 +71,8 @@ REPEATER4=192.0.2.40                               # naive mDNS repeater (repeat
 DOCKER_A=172.17.0.2   LINKLOCAL_A=169.254.23.1
 ROKU4=192.0.2.26                                   # a Roku-style DIAL server (not a Cast device)
 ROKU_UUID=295c0004-6807-106d-80cf-0a1b2c3d4e5f
+VLAN20_CC4=198.51.100.21                           # Living Room TV on the other VLAN (vlan-separated)
+VLAN20_PHONE4=198.51.100.11                        # a phone on that VLAN (vlan-separated)
 
 die()  { echo "generate.sh: error: $*" >&2; exit 1; }
 note() { printf '%s [%s] %s\n' "$(date +%H:%M:%S)" "${CUR:-main}" "$*"; }
@@ -739,6 +742,84 @@ cap_repeater() {
   sleep 5 # avahi's probing/announcing (and the repeats of it) are over
   capture_browse repeater
   show_log repeater
+}
+
+cap_vlan-separated() {
+  # Sender and Chromecast on two VLANs with no mDNS gateway between them.
+  # VLAN 10 = br0 (sender 192.0.2.10/24), VLAN 20 = br1 (Living Room TV at
+  # 198.51.100.21/24, avahi, and a phone at 198.51.100.11 that browses and is
+  # answered).  The kernel here has no 8021q module, so the VLANs are two
+  # separate bridges: each access port is recorded (the sender's and the
+  # device's eth0) and tools/vlan_trunk.py merges the two files into one
+  # trunk capture, tagging every frame with its port's VLAN (802.1Q, added
+  # in user space after capture).
+  mkbridge br0
+  mkbridge br1
+  add_host ${NSP}-sender eth0 02:ca:57:00:00:10 br0 $SENDER4/24 -
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:01:21 br1 $VLAN20_CC4/24 -
+  add_host ${NSP}-phone eth0 02:ca:57:00:01:11 br1 $VLAN20_PHONE4/24 -
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
+  wait_log dev1 "successfully established" 15
+  sleep 5
+  local a=$WORK/vlan10.pcap b=$WORK/vlan20.pcap
+  spawn tcpdump ${NSP}-sender tcpdump -i eth0 -n -U -Z root ${TSPREC:+--time-stamp-precision=$TSPREC} -w "$a"
+  spawn tcpdump20 ${NSP}-dev1 tcpdump -i eth0 -n -U -Z root ${TSPREC:+--time-stamp-precision=$TSPREC} -w "$b"
+  wait_log tcpdump "listening on" 10
+  wait_log tcpdump20 "listening on" 10
+  sleep 0.5
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/cast_browser.py" --ip $SENDER4 --ip-version v4 --duration 6
+  sleep 1
+  spawn phone ${NSP}-phone "$PY" "$TOOLS/cast_browser.py" --ip $VLAN20_PHONE4 --ip-version v4 --duration 4
+  finish phone 20
+  finish browser 20
+  sleep 0.5
+  stop tcpdump INT
+  stop tcpdump20 INT
+  [[ -s $a && -s $b ]] || die "no capture written"
+  "$PY" "$TOOLS/vlan_trunk.py" -o "$OUT/vlan-separated.pcap" "$a:10" "$b:20"
+  chmod 0644 "$OUT/vlan-separated.pcap"
+  note "wrote $OUT/vlan-separated.pcap ($(capinfos -c -M "$OUT/vlan-separated.pcap" | awk -F': *' '/Number of packets/{print $2}') packets)"
+  show_log browser
+  show_log phone
+}
+
+cap_multicast-decayed() {
+  # Multicast dies after a while: the sender and the device are joined by a
+  # user-space "access point" (tools/multicast_pruner.py, two veths, no
+  # bridge) that forwards everything for 20 s and then drops multicast
+  # frames from the device's side, while unicast keeps passing (an AP whose
+  # multicast-to-unicast conversion forgot the sender).  The device
+  # (hand_responder.py, PTR TTL 10 s) answers QM queries by multicast, QU
+  # queries by unicast, and announces every 10 s.  The sender (rfc_browser.py)
+  # sends a QM query every 3 s (with known answers) and a QU query every 10 s.
+  mkns ${NSP}-ap
+  psys ${NSP}-ap net.ipv6.conf.all.disable_ipv6 1
+  psys ${NSP}-ap net.ipv6.conf.default.disable_ipv6 1
+  mkns ${NSP}-sender
+  mkns ${NSP}-dev1
+  ip -n ${NSP}-sender link add eth0 address 02:ca:57:00:00:10 type veth peer name s0 netns ${NSP}-ap
+  ip -n ${NSP}-dev1 link add eth0 address 02:ca:57:00:00:21 type veth peer name d0 netns ${NSP}-ap
+  local ns
+  for ns in ${NSP}-sender ${NSP}-dev1; do psys $ns net.ipv6.conf.eth0.disable_ipv6 1; done
+  ip -n ${NSP}-sender addr add $SENDER4/24 dev eth0
+  ip -n ${NSP}-dev1 addr add $CC4/24 dev eth0
+  ip -n ${NSP}-ap link set s0 promisc on up
+  ip -n ${NSP}-ap link set d0 promisc on up
+  ip -n ${NSP}-sender link set eth0 up
+  ip -n ${NSP}-dev1 link set eth0 up
+  spawn dev1 ${NSP}-dev1 "$PY" "$TOOLS/hand_responder.py" --spec "$TOOLS/zc/living-room-tv.json" \
+    --ip $CC4 --mode full --ptr-ttl 10 --qu-unicast --announce-every 10
+  wait_log dev1 "ready" 10
+  start_capture ${NSP}-sender eth0 multicast-decayed
+  spawn pruner ${NSP}-ap "$PY" "$TOOLS/multicast_pruner.py" --sender-side s0 --device-side d0 --pass-seconds 20
+  wait_log pruner "ready" 10
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/rfc_browser.py" --ip $SENDER4 --duration 47 --qm-every 3 --qu-every 10
+  finish browser 60
+  stop pruner INT
+  stop dev1 INT
+  stop_capture multicast-decayed
+  show_log browser
+  show_log pruner
 }
 
 # --- main -------------------------------------------------------------------

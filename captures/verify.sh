@@ -370,9 +370,35 @@ v_relayed-queries() {
   [[ $late == 0 ]] && ok "every answer follows a query of the on-link querier within 1 s" || bad "$late answers without an on-link query before them"
 }
 
+v_vlan-separated() {
+  local f=vlan-separated.pcap
+  encap $f Ethernet
+  expect "every frame carries one 802.1Q tag" $f '!vlan' -eq 0
+  expect "the sender's frames are on VLAN 10 only" $f 'ip.src==192.0.2.10 && !(vlan.id==10)' -eq 0
+  expect "the device's and the phone's frames are on VLAN 20 only" $f 'ip.src==198.51.100.0/24 && !(vlan.id==20)' -eq 0
+  expect "sender PTR queries for _googlecast._tcp.local on VLAN 10" $f 'vlan.id==10 && ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.name=="_googlecast._tcp.local"' -ge 2
+  expect "the device answers on VLAN 20 (PTR+SRV+A 198.51.100.21)" $f "vlan.id==20 && ip.src==198.51.100.21 && dns.ptr.domain_name==\"$CC\" && dns.a==198.51.100.21" -ge 1
+  expect "the phone on VLAN 20 queries" $f 'vlan.id==20 && ip.src==198.51.100.11 && dns.flags.response==0' -ge 1
+  expect "no Cast record ever appears on VLAN 10" $f 'vlan.id==10 && dns.flags.response==1' -eq 0
+}
+
+v_multicast-decayed() {
+  local f=multicast-decayed.pcap first last
+  encap $f Ethernet
+  expect "sender QM queries for _googlecast._tcp.local" $f 'ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.qu==0' -ge 12
+  expect "sender QU queries" $f 'ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.qu==1' -ge 4
+  expect "the device's multicast answers and announcements (first 20 s)" $f "ip.src==192.0.2.21 && ip.dst==224.0.0.251 && dns.ptr.domain_name==\"$CC\"" -ge 2
+  expect "the device's unicast answers to QU queries" $f "ip.src==192.0.2.21 && ip.dst==192.0.2.10 && udp.dstport==5353 && dns.ptr.domain_name==\"$CC\"" -ge 3
+  last=$(t $f 'ip.src==192.0.2.21 && ip.dst==224.0.0.251' frame.time_relative | tail -1)
+  first=$(t $f 'ip.src==192.0.2.21 && ip.dst==192.0.2.10' frame.time_relative | tail -1)
+  holds 'l < 25 && u > l + 15' l="$last" u="$first" && ok "no multicast from the device after ${last}s, unicast until ${first}s" ||
+    bad "multicast from the device until ${last}s, unicast until ${first}s"
+  expect "every mDNS packet from the device has IP TTL 255" $f 'ip.src==192.0.2.21 && mdns && ip.ttl!=255' -eq 0
+}
+
 ALL=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented legacy-unicast dial-ssdp dial-other-device dial-unanswered client-isolation own-queries-dropped reflector
      no-cast-queries no-mdns app-id-unanswered incomplete-resolution txt-missing-fn device-expired slow-response
-     duplicate-name address-changed query-storm repeater advertised-address relayed-queries)
+     duplicate-name address-changed query-storm repeater advertised-address relayed-queries vlan-separated multicast-decayed)
 want=("$@")
 ((${#want[@]})) || want=("${ALL[@]}")
 for c in "${want[@]}"; do

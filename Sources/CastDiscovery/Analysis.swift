@@ -228,6 +228,9 @@ extension Device {
         senders = p.senders
         leftFrame = p.leftFrame
         dial = nil
+        vlans = p.vlans.map(Int.init)
+        lastMulticast = p.lastMulticast?.time
+        lastMulticastFrame = p.lastMulticast?.frame
     }
 
     init(dial info: DIALInfo) {
@@ -297,5 +300,6 @@ extension Client {
         case (let a?, let b?): followsDoubling = a && b
         }
         sessions += o.sessions
+        for v in o.vlans where !vlans.contains(v) { vlans.append(v) }
     }
 }

@@ -177,6 +177,8 @@ public enum TrackerLimits {
     /// Addresses kept per host, and source addresses per device (a flood of records for one
     /// name from ever new addresses must not grow them with the capture).
     public static let maximumAddressesKept = 64
+    /// Outer VLAN IDs kept per client and per device (a trunk capture has a few).
+    public static let maximumVLANsKept = 16
     /// Distinct TTL values kept per record type of a device or host.
     public static let maximumTTLsKept = 64
     /// Distinct TXT records remembered (parsed) per device.

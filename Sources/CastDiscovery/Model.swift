@@ -173,6 +173,12 @@ public struct Device: Hashable, Sendable {
     public var leftFrame: FrameRef?
     /// DIAL details, when found or merged through SSDP.
     public var dial: DIALInfo?
+    /// The outer 802.1Q VLAN IDs its records arrived on, in order of sight: empty unless the
+    /// capture is of a trunk (tagged frames).
+    public var vlans: [Int] = []
+    /// The last multicast packet that carried its records (an answer or an announcement).
+    public var lastMulticast: Timestamp?
+    public var lastMulticastFrame: FrameRef?
 
     public static func == (a: Device, b: Device) -> Bool {
         a.id == b.id && a.instances == b.instances && a.addresses == b.addresses && a.firstSeen == b.firstSeen
@@ -233,6 +239,9 @@ public struct Client: Hashable, Sendable {
     public var followsDoubling: Bool?
     /// Discovery sessions started.
     public var sessions: Int
+    /// The outer 802.1Q VLAN IDs its packets carried, in order of sight: empty unless the
+    /// capture is of a trunk (tagged frames).
+    public var vlans: [Int] = []
 }
 
 /// The latency of one device for one discovery session of one client (mDNS), or for one DIAL
@@ -294,6 +303,8 @@ public struct QueryOutcome: Hashable, Sendable {
         public var delayMs: Double
         /// The packet with that PTR.
         public var frame: FrameRef
+        /// Whether that packet was unicast to the client (else multicast).
+        public var unicast = false
     }
     public var client: IPAddress
     public var time: Timestamp
@@ -307,6 +318,9 @@ public struct QueryOutcome: Hashable, Sendable {
     public var suppressed: [String]
     /// Devices expected to answer that did not.
     public var missed: [String]
+    /// Whether the query asked for unicast answers: its first packet had the QU bit on a Cast
+    /// question (RFC 6762 §5.4).
+    public var unicastResponse = false
 }
 
 /// count, min, p50, p90, max of a set of values (nearest-rank percentiles).

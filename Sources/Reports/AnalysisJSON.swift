@@ -97,11 +97,13 @@ public enum AnalysisJSON {
                 w.string(a.deviceID, "deviceId")
                 w.rawNumber(milliseconds(a.delayMs), "delayMs")
                 frame(a.frame, "frame", &w)
+                if a.unicast { w.bool(true, "unicast") }
                 w.endObject()
             }
             w.endArray()
             strings(q.suppressed, "suppressed", &w)
             strings(q.missed, "missed", &w)
+            if q.unicastResponse { w.bool(true, "unicastResponse") }
             w.endObject()
         }
         w.endArray()
@@ -175,6 +177,7 @@ public enum AnalysisJSON {
         }
         w.endObject()
         strings(d.sources.map(\.description), "sources", &w)
+        vlans(d.vlans, &w)
         frame(d.firstFrame, "firstFrame", &w)
         frame(d.leftFrame, "leftFrame", &w)
         if let dial = d.dial {
@@ -225,7 +228,16 @@ public enum AnalysisJSON {
         w.endArray()
         w.bool(c.followsDoubling, "followsDoubling")
         w.int(c.sessions, "sessions")
+        vlans(c.vlans, &w)
         w.endObject()
+    }
+
+    /// `"vlans": [10]`, only on a trunk capture (tagged frames), so other documents are unchanged.
+    static func vlans(_ vlans: [Int], _ w: inout JSONWriter) {
+        guard !vlans.isEmpty else { return }
+        w.beginArray("vlans")
+        for v in vlans { w.int(v) }
+        w.endArray()
     }
 
     static func latency(_ l: LatencyRow, _ w: inout JSONWriter) {

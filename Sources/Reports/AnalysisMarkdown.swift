@@ -10,8 +10,12 @@ public enum AnalysisMarkdown {
         }
         out += "\n" + escape(AnalysisTables.countsLine(r)) + "\n"
         out += "\n" + ReportMarkdown.findings(r)
-        out += "\n### Devices\n\n" + table(AnalysisTables.deviceHeader, AnalysisTables.deviceRows(r))
-        out += "\n### Clients\n\n" + table(AnalysisTables.clientHeader, AnalysisTables.clientRows(r))
+        let (deviceHeader, deviceRows) = AnalysisTables.addingVLANs(
+            AnalysisTables.deviceHeader, AnalysisTables.deviceRows(r), r.devices.map(\.vlans))
+        out += "\n### Devices\n\n" + table(deviceHeader, deviceRows)
+        let (clientHeader, clientRows) = AnalysisTables.addingVLANs(
+            AnalysisTables.clientHeader, AnalysisTables.clientRows(r), r.clients.map(\.vlans))
+        out += "\n### Clients\n\n" + table(clientHeader, clientRows)
         out += dialSections(r)
         let (rows, notes) = AnalysisTables.latencyRows(r)
         out += "\n### Latency (ms from session start)\n\n" + table(AnalysisTables.latencyHeader, rows)

@@ -42,6 +42,20 @@ enum AnalysisTables {
         }
     }
 
+    /// `VLAN 10`, `VLANs 10, 20`: the 802.1Q VLANs of a trunk capture; `nil` for none.
+    static func vlanText(_ vlans: [Int]) -> String? {
+        guard !vlans.isEmpty else { return nil }
+        return (vlans.count == 1 ? "VLAN " : "VLANs ") + vlans.map(String.init).joined(separator: ", ")
+    }
+
+    /// The table with a last column `VLAN` when a row has VLANs (`vlans`: one list per row);
+    /// as it is otherwise, so that untagged captures look as they always did.
+    static func addingVLANs(_ header: [String], _ rows: [[String]], _ vlans: [[Int]]) -> ([String], [[String]]) {
+        guard vlans.contains(where: { !$0.isEmpty }) else { return (header, rows) }
+        let cells = vlans.map { $0.isEmpty ? "-" : $0.map(String.init).joined(separator: ", ") }
+        return (header + ["VLAN"], zip(rows, cells).map { $0 + [$1] })
+    }
+
     static let latencyHeader = ["Client", "Device", "Session start", "First answer", "Resolved"]
 
     /// Latency rows, and the distinct reasons for missing values (numbered notes).

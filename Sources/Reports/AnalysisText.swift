@@ -25,6 +25,9 @@ public enum AnalysisText {
             if let ca = d.capabilityBits { words += ["ca=\(ca)"] + d.capabilities }
             if let host = d.host { words += ["host", host] }
             if d.addresses.count > 1 { words += ["addresses"] + d.addresses.map(\.description) }
+            if let vlans = AnalysisTables.vlanText(d.vlans) {
+                words += ["on"] + vlans.split(separator: " ").map(String.init)
+            }
             out += wrap(words)
         }
 
@@ -32,6 +35,10 @@ public enum AnalysisText {
 
         out += "\nClients (\(r.clients.count))\n"
         out += table(AnalysisTables.clientHeader, AnalysisTables.clientRows(r), widths: [28, 7, 7, 8, 16, 8, 6, 4])
+        // A trunk capture's VLANs, below the table (which has no room for another column).
+        for c in r.clients {
+            if let vlans = AnalysisTables.vlanText(c.vlans) { out += wrap(["\(c.address):", "on"] + [vlans]) }
+        }
 
         let (rows, notes) = AnalysisTables.latencyRows(r)
         out += "\nLatency, ms from session start (session gap \(AnalysisTables.ms(r.sessionGapSeconds * 1000)) ms)\n"

@@ -149,6 +149,7 @@ public enum HTMLReport {
             var sub: [String] = []
             if let instance = d.instance, instance != AnalysisTables.deviceName(d) { sub.append(e(instance)) }
             if d.id != AnalysisTables.deviceName(d) { sub.append("id " + e(d.id)) }
+            if let vlans = AnalysisTables.vlanText(d.vlans) { sub.append(e(vlans)) }
             if !sub.isEmpty { name += "<div class=\"sub\">" + sub.joined(separator: "<br />") + "</div>" }
             var status = d.status.map(e) ?? "-"
             if let app = d.runningApp, !app.isEmpty { status += "<div class=\"sub\">\(e(app))</div>" }
@@ -183,6 +184,7 @@ public enum HTMLReport {
             var sub: [String] = []
             if let mac = c.mac { sub.append(e(mac.description)) }
             if let p = c.process { sub.append(e(p)) }
+            if let vlans = AnalysisTables.vlanText(c.vlans) { sub.append(e(vlans)) }
             if !sub.isEmpty { address += "<div class=\"sub\">" + sub.joined(separator: "<br />") + "</div>" }
             return [
                 address, String(c.queries), "\(c.quQuestions)/\(c.qmQuestions)", String(c.sessions),

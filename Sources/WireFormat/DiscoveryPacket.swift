@@ -127,6 +127,8 @@ public struct DiscoveryPacket: Hashable, Sendable {
         get { rare?.vlanIDs ?? [] }
         set { if !(newValue.isEmpty && rare == nil) { setRare(vlanIDs: newValue) } }
     }
+    /// The outermost VLAN ID (the trunk's 802.1Q tag), if the frame was tagged.
+    public var outerVLAN: UInt16? { rare?.vlanIDs.first }
     /// Apple PKTAP metadata (interface, process), for PKTAP captures.
     public var pktap: PKTAPInfo? {
         get { rare?.pktap }

@@ -305,7 +305,7 @@ struct LinkLayerTests {
         let p = try expectCastResponse(packet, flow: ip.flow)
         #expect(p.sourceMAC == F.castMAC)
         #expect(p.destinationMAC == F.groupMAC(ip))
-        #expect(p.vlanIDs.isEmpty)
+        #expect(p.vlanIDs.isEmpty && p.outerVLAN == nil)
         #expect(p.pktap == nil)
         #expect(!p.rawIPInEthernet)
         #expect(stats.frames == 1 && stats.discoveryPackets == 1 && stats.mdnsPackets == 1)
@@ -328,6 +328,7 @@ struct LinkLayerTests {
         let (packet, _) = decodeLinkTestFrame(.ethernet, F.ethernet(ip, tags: [(0x8100, 0xB02A)]))
         let p = try expectCastResponse(packet, flow: ip.flow)
         #expect(p.vlanIDs == [42])
+        #expect(p.outerVLAN == 42)
         #expect(p.sourceMAC == F.castMAC)
         #expect(p.destinationMAC == F.groupMAC(ip))
     }
@@ -338,6 +339,7 @@ struct LinkLayerTests {
         let (packet, _) = decodeLinkTestFrame(.ethernet, frame)
         let p = try expectCastResponse(packet, flow: .v4Multicast)
         #expect(p.vlanIDs == [100, 200])
+        #expect(p.outerVLAN == 100)  // the trunk's tag, the one the tracker keeps
         #expect(p.sourceMAC == F.castMAC)
         #expect(p.destinationMAC == F.mdnsV4MAC)
     }

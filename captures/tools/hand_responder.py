@@ -3,8 +3,9 @@
 
 Unlike avahi and python-zeroconf this is NOT a conforming mDNS stack: it only
 answers PTR (or ANY) questions for `_googlecast._tcp.local`, never probes,
-never announces, never answers SRV/TXT/A/AAAA questions, and sends every
-answer by multicast to 224.0.0.251:5353 from port 5353 (IP TTL 255).  It
+never announces (unless --announce-every), never answers SRV/TXT/A/AAAA
+questions, and sends every answer by multicast to 224.0.0.251:5353 from port
+5353 (IP TTL 255), unless --qu-unicast.  It
 exists to make faulty devices on purpose:
 
   --mode ptr-only   the response carries ONLY the PTR (no SRV/TXT/A
@@ -27,6 +28,11 @@ exists to make faulty devices on purpose:
                     ignore queries whose IP source is outside PREFIX
                     (e.g. 192.0.2.128/25), as Chromecasts do (RFC 6762 §11
                     source check; DOMAIN.md §7.2 #4); logged as "off-link".
+  --qu-unicast      answer a query whose PTR question has the QU bit by
+                    unicast to the querier's address, port 5353 (RFC 6762
+                    §5.4), instead of by multicast.
+  --announce-every S  also multicast the response unsolicited every S
+                    seconds (a device re-announcing itself).
 
 Known-answer suppression (RFC 6762 §7.1) is honoured: a query that lists our
 PTR with at least half its TTL left is not answered.  Queries from a port
@@ -85,6 +91,8 @@ def main():
     ap.add_argument("--mode", choices=["ptr-only", "full"], default="full")
     ap.add_argument("--delay", type=float, default=0.06, help="seconds between query and answer")
     ap.add_argument("--ptr-ttl", type=int, default=120)
+    ap.add_argument("--qu-unicast", action="store_true", help="answer QU questions by unicast")
+    ap.add_argument("--announce-every", type=float, default=0, help="unsolicited announcement period (0 = none)")
     ap.add_argument("--duration", type=float, default=0, help="seconds to run (0 = until SIGINT/SIGTERM)")
     ap.add_argument("--advertise", action="append", default=[], help="A record address (default: --ip)")
     ap.add_argument("--on-link-only", metavar="PREFIX", help="ignore queries from sources outside PREFIX")
@@ -107,15 +115,20 @@ def main():
     s.settimeout(0.2)
     lock = threading.Lock()
 
-    def send(qdesc):
+    def send(qdesc, to=GROUP):
         with lock:
-            s.sendto(response, (GROUP, PORT))
-        log(f"answered {qdesc} ({args.mode}, {len(response)} bytes, AN=1 AR={n_additionals})")
+            s.sendto(response, (to, PORT))
+        how = "unicast" if to != GROUP else "multicast"
+        log(f"answered {qdesc} ({args.mode}, {how}, {len(response)} bytes, AN=1 AR={n_additionals})")
 
     log(f"ready: {instance} host={host} ip={args.ip} A={','.join(args.advertise or [args.ip])} mode={args.mode} "
         f"delay={args.delay}s")
     t_end = time.time() + args.duration if args.duration > 0 else None
+    next_announce = time.time() + args.announce_every if args.announce_every > 0 else None
     while not stop.is_set() and (t_end is None or time.time() < t_end):
+        if next_announce is not None and time.time() >= next_announce:
+            next_announce += args.announce_every
+            send("(announcement)")
         try:
             data, src = s.recvfrom(9000)
         except socket.timeout:
@@ -145,8 +158,10 @@ def main():
         if known:
             log(f"known answer (ttl {known[0][2]}) from {src[0]}: suppressed")
             continue
+        qu = any(n.lower() == BASE.lower() and t in (T_PTR, T_ANY) and c & UNICAST_RESPONSE for n, t, c in questions)
+        to = src[0] if qu and args.qu_unicast else GROUP
         log(f"query from {src[0]}: {qdesc}; answering in {args.delay}s")
-        threading.Timer(args.delay, send, args=(f"{src[0]}: {qdesc}",)).start()
+        threading.Timer(args.delay, send, args=(f"{src[0]}: {qdesc}", to)).start()
     log("exit")
     return 0
 

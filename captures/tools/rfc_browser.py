@@ -16,7 +16,12 @@ the TTLs it receives:
     questions that fall due at the same time in one packet;
   * after a new PTR, SRV/TXT (and then A) questions for whatever the
     response did not carry;
-  * records expire at 100 % of their TTL; TTL 0 (goodbye) removes after 1 s.
+  * records expire at 100 % of their TTL; TTL 0 (goodbye) removes after 1 s;
+  * --qm-every S: the browse query every S seconds instead of doubling (a
+    sender that keeps polling);
+  * --qu-every S: also a PTR query with the QU bit (unicast response, RFC
+    6762 §5.4) and no known answers every S seconds, the first at +1.5 s
+    (as a sender's first query after a start or a network change).
 
 Logs `add`, `resolved ... -> host:port addrs=[..]`, `expired`/`remove`.
 
@@ -29,7 +34,8 @@ import sys
 import time
 
 import dnswire
-from dnswire import CLASS_IN, MDNS_GROUP as GROUP, MDNS_PORT as PORT, T_A, T_PTR, T_SRV, T_TXT, TYPES
+from dnswire import (CLASS_IN, MDNS_GROUP as GROUP, MDNS_PORT as PORT, T_A, T_PTR, T_SRV, T_TXT, TYPES,
+                     UNICAST_RESPONSE)
 
 REFRESH = (0.81, 0.86, 0.91, 0.96)
 
@@ -52,10 +58,11 @@ def parse_response(buf):
     return out
 
 
-def build_query(questions, known):
-    """A QM query (id 0) for [(name, type)] with known answers [(ptr_name, target, ttl)]."""
+def build_query(questions, known, qu=False):
+    """A query (id 0) for [(name, type)] with known answers [(ptr_name, target, ttl)]; QM unless qu."""
+    qclass = CLASS_IN | (UNICAST_RESPONSE if qu else 0)
     return dnswire.message(
-        questions=[dnswire.question(name, rtype) for name, rtype in questions],
+        questions=[dnswire.question(name, rtype, qclass) for name, rtype in questions],
         answers=[dnswire.rr(name, T_PTR, CLASS_IN, ttl, dnswire.encode_name(target)) for name, target, ttl in known],
     )
 
@@ -79,6 +86,8 @@ def main():
     ap.add_argument("--ip", required=True, help="local IPv4 address")
     ap.add_argument("--type", default="_googlecast._tcp.local")
     ap.add_argument("--duration", type=float, default=30.0)
+    ap.add_argument("--qm-every", type=float, default=0, help="fixed browse interval (0 = doubling)")
+    ap.add_argument("--qu-every", type=float, default=0, help="period of QU PTR queries (0 = none)")
     args = ap.parse_args()
     stype = args.type.rstrip(".")
 
@@ -88,17 +97,18 @@ def main():
     resolved = set()
     pending = {}  # (name, type) -> due time (resolution questions)
     t_end = T0 + args.duration
-    next_browse, interval = T0 + 0.05, 1.0
+    next_browse, interval = T0 + 0.05, args.qm_every or 1.0
+    next_qu = T0 + 1.55 if args.qu_every > 0 else None
     log(f"browsing {stype} on {args.ip} for {args.duration}s")
 
     def find(name, rtype):
         return [r for (n, t, _), r in cache.items() if n == name.lower() and t == rtype]
 
-    def send(questions, known):
-        msg = build_query(questions, [(r.name, r.value, max(0, int(r.remaining(time.time())))) for r in known])
+    def send(questions, known, qu=False):
+        msg = build_query(questions, [(r.name, r.value, max(0, int(r.remaining(time.time())))) for r in known], qu)
         s.sendto(msg, (GROUP, PORT))
         qs = ", ".join(f"{n} {TYPES[t]}" for n, t in questions)
-        log(f"query [{qs}]" + (f" known={len(known)}" if known else ""))
+        log(f"query{' QU' if qu else ''} [{qs}]" + (f" known={len(known)}" if known else ""))
 
     def check_resolved(now):
         for ptr in find(stype, T_PTR):
@@ -149,15 +159,19 @@ def main():
         if browse_due and (stype, T_PTR) not in questions:
             questions.insert(0, (stype, T_PTR))
         if browse_due:
-            next_browse = now + interval
-            interval = min(interval * 2, 3600)
+            next_browse = next_browse + interval if args.qm_every else now + interval
+            if not args.qm_every:
+                interval = min(interval * 2, 3600)
+        if next_qu is not None and now >= next_qu:
+            next_qu += args.qu_every
+            send([(stype, T_PTR)], [], qu=True)
         if questions:
             known = []
             if (stype, T_PTR) in questions:
                 known = [r for r in find(stype, T_PTR) if r.remaining(now) > r.ttl / 2]
             send(questions, known)
         # wait for the next event
-        events = [next_browse, t_end] + [r.expires for r in cache.values()]
+        events = [next_browse, t_end] + [r.expires for r in cache.values()] + ([next_qu] if next_qu else [])
         events += [r.refreshes[0] for r in cache.values() if r.refreshes] + list(pending.values())
         timeout = max(0.0, min(events) - time.time())
         rd, _, _ = select.select([s], [], [], timeout)

@@ -5,6 +5,8 @@ extension Diagnosis {
     static func notAnswered(_ context: DiagnosisContext, _ c: ClientContext) -> [Finding] {
         guard c.queried, !c.answered else { return [] }
         let devices = context.mdnsDevices
+        // On a trunk capture with every device on another VLAN, VLAN_SEPARATED says why.
+        if !devices.isEmpty, vlanSeparatedDevices(context, c.client).count == devices.count { return [] }
         let queries = c.client.queries
         if devices.isEmpty {
             return [

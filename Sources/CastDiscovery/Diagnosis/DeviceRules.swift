@@ -53,6 +53,8 @@ extension Diagnosis {
         guard silent > Double(ttl) else { return nil }
         let unanswered = (context.queriesMissedBy[d.id] ?? []).filter { $0.time > d.lastSeen }
         guard !unanswered.isEmpty else { return nil }
+        // Its unicast answers outlived its multicast: MULTICAST_DECAYED tells that story.
+        guard !multicastDecayed(d, context) else { return nil }
         return Finding(
             code: .deviceExpired, severity: .warning,
             title: "\(name) went silent: its records expired without a goodbye",

@@ -58,7 +58,8 @@ public enum Diagnosis {
             .report(noMDNSTraffic),
             .report(noCastQueries),
             .eachClient([
-                dialUnanswered, dialOnly, notAnswered, appIDUnanswered, incompleteResolution, slowResponse, queryStorm,
+                dialUnanswered, dialOnly, vlanSeparated, notAnswered, multicastDecayed, appIDUnanswered,
+                incompleteResolution, slowResponse, queryStorm,
                 legacyUnicast,
             ]),
             .eachMDNSDevice([txtMissingRequired, noIPv4Address, leftOrExpired, addressChanged]),

@@ -76,6 +76,12 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let relayedQueriesIgnored = FindingCode(rawValue: "RELAYED_QUERIES_IGNORED")
     /// A Cast device's own responses carry an IP TTL other than 255.
     public static let responseTTLNot255 = FindingCode(rawValue: "RESPONSE_TTL_NOT_255")
+    /// On a trunk capture, a client's queries and the Cast devices are on different VLANs and
+    /// nothing crosses between them.
+    public static let vlanSeparated = FindingCode(rawValue: "VLAN_SEPARATED")
+    /// A device's multicast answers stopped reaching a client after a while, its unicast
+    /// answers did not.
+    public static let multicastDecayed = FindingCode(rawValue: "MULTICAST_DECAYED")
 
     // MARK: Limits and live capture
 
@@ -104,7 +110,8 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         .noMDNSTraffic, .noCastQueries, .queriesUnanswered, .clientNotAnswered, .appIDUnanswered,
         .incompleteResolution, .noIPv4Address, .txtMissingRequired, .deviceLeft, .deviceExpired, .slowResponse,
         .crossSubnet, .reflectedTraffic, .advertisedAddressUnreachable, .relayedQueriesIgnored, .responseTTLNot255,
-        .duplicateName, .addressChanged, .queryStorm, .legacyUnicast, .dialOnly, .dialUnanswered,
+        .vlanSeparated, .multicastDecayed, .duplicateName, .addressChanged, .queryStorm, .legacyUnicast, .dialOnly,
+        .dialUnanswered,
         .truncatedCapture, .malformedPackets, .limitReached, .packetsDropped, .encryptedWiFi,
         .plistMalformed, .plistMissingService, .plistMissingAppID, .plistMissingUsageDescription, .plistNoAppID,
         .plistOK,

@@ -26,6 +26,8 @@ public struct TimelineResult: Sendable {
         var addressFrames: [(address: IPAddress, frame: FrameRef)]
         var sourceFrames: [(address: IPAddress, frame: FrameRef)]
         var senders: [RecordSender] = []
+        var vlans: [UInt16] = []
+        var lastMulticast: (time: Timestamp, frame: FrameRef)?
     }
 
     struct ClientPart {
@@ -94,5 +96,7 @@ extension TimelineResult.DevicePart {
         for (type, values) in other.ttls { ttls[type, default: []].formUnion(values) }
         sources.formUnion(other.sources)
         senders.absorb(other.senders)
+        for v in other.vlans where !vlans.contains(v) { vlans.append(v) }
+        if let m = other.lastMulticast, lastMulticast.map({ m.time > $0.time }) ?? true { lastMulticast = m }
     }
 }

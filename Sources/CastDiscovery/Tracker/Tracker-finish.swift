@@ -35,7 +35,7 @@ extension DiscoveryTracker {
                 leftFrame: i.leftFrame, ttls: ttls, sources: i.sources,
                 addressFrames: host.map { h in zip(h.addresses, h.addressFrames).map { (address: $0.0, frame: $0.1) } }
                     ?? [],
-                sourceFrames: i.sourceFrames)
+                sourceFrames: i.sourceFrames, vlans: i.vlans, lastMulticast: i.lastMulticast)
             part.senders = i.senders
             if let host { part.senders.absorb(host.senders) }
             if let index = partIndex[id] {
@@ -121,7 +121,10 @@ extension DiscoveryTracker {
                         drops.queryListEntries += 1
                         continue
                     }
-                    answers.append(QueryOutcome.Answer(deviceID: deviceIDs[d], delayMs: a.delay, frame: a.frame))
+                    answers.append(
+                        QueryOutcome.Answer(
+                            deviceID: deviceIDs[d], delayMs: a.delay, frame: a.frame,
+                            unicast: e.unicastAnswers.contains(a.instance)))
                 }
                 /// The devices of `keys` not answered and not listed before in this query.
                 func unlisted(_ keys: [NameID]) -> [String] {
@@ -143,7 +146,7 @@ extension DiscoveryTracker {
                     QueryOutcome(
                         client: c.address, time: e.time, frame: e.frame,
                         names: e.names.map { names.name($0).description }.sorted(), answered: answers,
-                        suppressed: suppressed, missed: unlisted(e.missed)))
+                        suppressed: suppressed, missed: unlisted(e.missed), unicastResponse: e.unicastResponse))
             }
         }
 
@@ -168,7 +171,7 @@ extension DiscoveryTracker {
                     ).sorted(),
                     serviceTypeAnswered: serviceType.map { c.namesAnswered.contains($0) } ?? false,
                     intervalsMs: c.intervals, followsDoubling: c.intervalCount < 2 ? nil : !c.doublingViolated,
-                    sessions: c.sessionCount),
+                    sessions: c.sessionCount, vlans: c.vlans.map(Int.init)),
                 intervalCount: c.intervalCount)
         }
         // DIAL rows after the mDNS ones, in what room the table has left.

@@ -99,7 +99,10 @@ extension DiscoveryTracker {
                     names: query.questions.map { self.names.name($0.key).description }))
         }
         if let ended = effect.endedBurst { close(ended, client: index) }
-        if effect.burstStarted { pendingSince[index] = now }
+        if effect.burstStarted {
+            pendingSince[index] = now
+            clients[index].pending?.unicastResponse = query.questions.contains { $0.unicastResponse }
+        }
         swap(&names, &reusedNames)
         swap(&listed, &reusedKnownAnswers)
     }
@@ -127,6 +130,11 @@ extension DiscoveryTracker {
             isActive.append(false)
         }
         if clients[index].mac == nil { clients[index].mac = packet.sourceMAC }
+        if let vlan = packet.outerVLAN, !clients[index].vlans.contains(vlan),
+            clients[index].vlans.count < TrackerLimits.maximumVLANsKept
+        {
+            clients[index].vlans.append(vlan)
+        }
         if clients[index].process == nil, let p = packet.pktap, !p.process.isEmpty {
             clients[index].process = p.pid > 0 ? "\(p.process)[\(p.pid)]" : p.process
         }

@@ -94,8 +94,11 @@ extension DiscoveryTracker {
         }
         // What each client could receive of it.
         let window = options.responseWindowNanoseconds
-        for index in sessionClients where canReceive(packet, client: clientAddresses[index]) {
-            let dropped = clients[index].receive(keyed, time: now, frame: frame, window: window, budget: &pairBudget)
+        for index in sessionClients
+        where canReceive(packet, client: clientAddresses[index], vlans: clients[index].vlans) {
+            let dropped = clients[index].receive(
+                keyed, time: now, frame: frame, window: window, unicast: packet.destination == clientAddresses[index],
+                budget: &pairBudget)
             drops.pairs += dropped
         }
         if events { emitDeviceEvents(touched: touched, hostsTouched: hostsTouched, time: now, frame: frame) }
@@ -173,8 +176,11 @@ extension DiscoveryTracker {
     }
 
     /// Whether `client` could receive `packet`: unicast to it, or multicast in its address
-    /// family (an IPv6 client address is a socket on ff02::fb, which IPv4 answers do not reach).
-    func canReceive(_ packet: DiscoveryPacket, client: IPAddress) -> Bool {
+    /// family (an IPv6 client address is a socket on ff02::fb, which IPv4 answers do not reach),
+    /// and, on a trunk capture, on one of the client's VLANs (`vlans`: the outer VLAN IDs its
+    /// own packets carried; a tagged packet reaches only hosts on its VLAN).
+    func canReceive(_ packet: DiscoveryPacket, client: IPAddress, vlans: [UInt16] = []) -> Bool {
+        if let vlan = packet.outerVLAN, !vlans.isEmpty, !vlans.contains(vlan) { return false }
         if packet.destination == client { return true }
         guard packet.destination.isMulticast else { return false }
         switch (packet.destination, client) {

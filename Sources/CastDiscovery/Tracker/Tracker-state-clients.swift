@@ -10,6 +10,8 @@ extension DiscoveryTracker {
         var address: IPAddress
         var mac: MACAddress?
         var process: String?
+        /// The outer 802.1Q VLAN IDs its packets carried (a trunk capture), in order of sight.
+        var vlans: [UInt16] = []
         var queries = 0
         var qu = 0
         var qm = 0
@@ -213,7 +215,8 @@ extension DiscoveryTracker.ClientState {
     ) -> ClosedQuery {
         var closed = ClosedQuery(
             entry: DiscoveryTracker.QueryLogEntry(
-                time: q.time, frame: q.frame, names: q.names.members, answered: [], suppressed: [], missed: []))
+                time: q.time, frame: q.frame, names: q.names.members, answered: [], suppressed: [], missed: [],
+                unicastResponse: q.unicastResponse, unicastAnswers: q.unicastAnswers.members))
         // At most `QueryOutcome.maximumDevicesListed` devices per kind in an entry.
         let listLimit = QueryOutcome.maximumDevicesListed
         let keepEntry = (queryLog.count < TrackerLimits.maximumQueriesKept && logRoom) || listAll
@@ -274,11 +277,12 @@ extension DiscoveryTracker.ClientState {
     /// Notes what of a response's records reached the client's session and its open query.
     /// - Parameters:
     ///   - window: how long after a query an answer counts as its answer, in nanoseconds.
+    ///   - unicast: whether the response was sent to the client's address (not multicast).
     ///   - budget: what is left of the pair budget (a new session entry costs one).
     /// - Returns: the records not noted for lack of budget.
     @inline(__always)
     mutating func receive(
-        _ records: [DiscoveryTracker.KeyedRecord], time: Timestamp, frame: FrameRef, window: Int64,
+        _ records: [DiscoveryTracker.KeyedRecord], time: Timestamp, frame: FrameRef, window: Int64, unicast: Bool,
         budget: inout Int
     ) -> Int {
         guard current != nil else { return 0 }
@@ -293,7 +297,8 @@ extension DiscoveryTracker.ClientState {
                     if !current!.sawAnswer(instance, time: time, frame: frame, budget: &budget) { dropped += 1 }
                 }
                 if pending != nil {
-                    pending!.noteAnswer(instance, owner: owner, time: time, frame: frame, window: window)
+                    pending!.noteAnswer(
+                        instance, owner: owner, time: time, frame: frame, window: window, unicast: unicast)
                 }
             case .srv:
                 guard let target = k.target else { continue }

@@ -30,6 +30,10 @@ extension DiscoveryTracker {
         /// Each distinct IP source, link source and IP TTL its records came with.
         var senders: [RecordSender] = []
         var lastSenderFrame: FrameRef?
+        /// The outer 802.1Q VLAN IDs its records arrived on (a trunk capture), in order of sight.
+        var vlans: [UInt16] = []
+        /// The last multicast packet that carried its records.
+        var lastMulticast: (time: Timestamp, frame: FrameRef)?
         /// The TTL it gives its PTR records (the "true TTL" for known-answer suppression).
         var ptrTTL: UInt32?
         /// Event state (live capture): reported as appeared, as expired, its goodbye reported.
@@ -62,6 +66,10 @@ extension DiscoveryTracker {
             let source = packet.source
             lastSeen = packet.timestamp
             lastFrame = frame
+            if packet.destination.isMulticast { lastMulticast = (packet.timestamp, frame) }
+            if let vlan = packet.outerVLAN, !vlans.contains(vlan), vlans.count < TrackerLimits.maximumVLANsKept {
+                vlans.append(vlan)
+            }
             // Once per packet (a packet carries its PTR, SRV and TXT records).
             if lastSenderFrame != frame {
                 lastSenderFrame = frame

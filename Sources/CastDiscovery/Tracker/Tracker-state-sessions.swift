@@ -92,6 +92,10 @@ extension DiscoveryTracker {
         var knownAnswers = NameMap<UInt32>()
         /// The instances that answered within the window, with the delay and the frame.
         var answered = NameMap<(delay: Double, frame: FrameRef)>()
+        /// Whether its first packet asked a Cast question with the QU bit (RFC 6762 §5.4).
+        var unicastResponse = false
+        /// The instances of `answered` whose answer came by unicast to the client.
+        var unicastAnswers = NameSet()
 
         /// A query state for `names` (no repeats).
         init(time: Timestamp, frame: FrameRef, names: [NameID]) {
@@ -115,10 +119,13 @@ extension DiscoveryTracker {
         /// `instance` if the query asked `owner`, `instance` had not answered yet, and it came
         /// within `window` nanoseconds.
         @inline(__always)
-        mutating func noteAnswer(_ instance: NameID, owner: NameID, time: Timestamp, frame: FrameRef, window: Int64) {
+        mutating func noteAnswer(
+            _ instance: NameID, owner: NameID, time: Timestamp, frame: FrameRef, window: Int64, unicast: Bool
+        ) {
             guard names.contains(owner), answered[instance] == nil, time.nanoseconds(since: self.time) <= window
             else { return }
             answered.set(instance, (Double(time.nanoseconds(since: self.time)) / 1e6, frame))
+            if unicast { _ = unicastAnswers.insert(instance) }
         }
 
         func knownAnswerTTL(_ id: NameID) -> UInt32? { knownAnswers[id] }
@@ -142,6 +149,10 @@ extension DiscoveryTracker {
         var answered: [(instance: NameID, delay: Double, frame: FrameRef)]
         var suppressed: [NameID]
         var missed: [NameID]
+        /// Whether the query asked for unicast answers (QU), and the instances of `answered`
+        /// whose answer came by unicast.
+        var unicastResponse = false
+        var unicastAnswers: [NameID] = []
     }
 
     /// How one device answered one client's queries.
