@@ -41,12 +41,16 @@ public enum AnalysisText {
         out += layout.table(AnalysisTables.clientHeader, AnalysisTables.clientRows(r))
 
         let (rows, notes) = AnalysisTables.latencyRows(r)
-        out += "\nLatency, ms from session start (session gap \(AnalysisTables.ms(r.sessionGapSeconds * 1000)) ms)\n"
+        out +=
+            "\n"
+            + layout.paragraph(
+                "Latency, ms from session start (session gap \(AnalysisTables.ms(r.sessionGapSeconds * 1000)) ms)")
         out += layout.table(AnalysisTables.latencyHeader, rows)
         for (i, n) in notes.enumerated() { out += layout.paragraph("[\(i + 1)] \(n)", first: "  ", rest: "      ") }
 
         if !r.responses.isEmpty {
-            out += "\nAnswers to queries (expected, answered, suppressed by known answers, missed)\n"
+            out +=
+                "\n" + layout.paragraph("Answers to queries (expected, answered, suppressed by known answers, missed)")
             out += layout.table(AnalysisTables.responseHeader, AnalysisTables.responseRows(r))
         }
 

@@ -32,36 +32,11 @@ struct TextLayout {
     var width: TextWidth
 
     /// A left-aligned table with two leading spaces and two spaces between columns, every cell
-    /// sanitised. Each column is as wide as its longest cell; when the table must fit and does
-    /// not, the widest columns give way first and their cells wrap onto more lines (at spaces
-    /// and after commas when they can, else anywhere), down to the width of the column's
-    /// header. Nothing is cut.
+    /// sanitised, in the widths of ``columnWidths(_:)``: cells wider than their column wrap
+    /// onto more lines (``lines(_:width:)``). Nothing is cut.
     func table(_ header: [String], _ rows: [[String]]) -> String {
         let all = ([header] + rows).map { $0.map(TerminalText.sanitize) }
-        let count = all.map(\.count).max() ?? 0
-        var widths = [Int](repeating: 0, count: count)
-        for row in all {
-            for (i, cell) in row.enumerated() { widths[i] = Swift.max(widths[i], cell.count) }
-        }
-        if width.fitsTables {
-            // A column keeps its header's longest word and, up to 16 characters, its cells'
-            // longest word (an IPv4 address, a port, a time): those are broken last of all.
-            var floor = [Int](repeating: 6, count: count)
-            for (n, row) in all.enumerated() {
-                for (i, cell) in row.enumerated() {
-                    let word = Self.longestWord(cell)
-                    floor[i] = Swift.max(floor[i], n == 0 ? word : Swift.min(word, 16))
-                }
-            }
-            for i in floor.indices { floor[i] = Swift.min(floor[i], widths[i]) }
-            let available = width.columns - 2 - 2 * Swift.max(count - 1, 0)
-            while widths.reduce(0, +) > available {
-                guard
-                    let widest = widths.indices.filter({ widths[$0] > floor[$0] }).max(by: { widths[$0] < widths[$1] })
-                else { break }
-                widths[widest] -= 1
-            }
-        }
+        let widths = columnWidths(all)
         var out = ""
         for row in all {
             let lines = row.enumerated().map { i, cell in Self.lines(cell, width: widths[i]) }
@@ -78,6 +53,43 @@ struct TextLayout {
         }
         if rows.isEmpty { out += "  (none)\n" }
         return out
+    }
+
+    /// The width of each column of `rows` (the header first). Each column is as wide as its
+    /// longest cell. When the table must fit (a terminal) and does not, the widest column gives
+    /// way, one character at a time, down to a floor: first its header's longest word and its
+    /// cells' longest word up to 16 characters (an IPv4 address, a port, a time); then, should
+    /// that not fit, the cells' words alone (headers break before facts do); then 3 characters,
+    /// rather than let the terminal break the lines.
+    func columnWidths(_ rows: [[String]]) -> [Int] {
+        let count = rows.map(\.count).max() ?? 0
+        var widths = [Int](repeating: 0, count: count)
+        var cellWords = [Int](repeating: 3, count: count)
+        var headerWords = [Int](repeating: 6, count: count)
+        for (n, row) in rows.enumerated() {
+            for (i, cell) in row.enumerated() {
+                widths[i] = Swift.max(widths[i], cell.count)
+                let word = Self.longestWord(cell)
+                if n == 0 {
+                    headerWords[i] = Swift.max(headerWords[i], word)
+                } else {
+                    cellWords[i] = Swift.max(cellWords[i], Swift.min(word, 16))
+                }
+            }
+        }
+        guard width.fitsTables else { return widths }
+        let available = width.columns - 2 - 2 * Swift.max(count - 1, 0)
+        let floors = [
+            zip(headerWords, cellWords).map { Swift.max($0, $1) }, cellWords, Array(repeating: 3, count: count),
+        ]
+        for minimum in floors {
+            while widths.reduce(0, +) > available {
+                let shrinkable = widths.indices.filter { widths[$0] > minimum[$0] }
+                guard let widest = shrinkable.max(by: { widths[$0] < widths[$1] }) else { break }
+                widths[widest] -= 1
+            }
+        }
+        return widths
     }
 
     /// The longest run of characters ``lines(_:width:)`` does not break: between spaces, and
@@ -127,12 +139,23 @@ struct TextLayout {
     }
 
     /// Words joined by spaces, wrapped at the width: the first line starts with `first`, the
-    /// others with `rest`. A word longer than a line gets a line of its own, whole.
+    /// others with `rest`. A word longer than a line gets a line of its own, whole; for a
+    /// terminal (``TextWidth/fitsTables``) it is broken into pieces that fit, as the terminal
+    /// would otherwise break it without the indent.
     func wrap(_ words: [String], first: String = "  ", rest: String = "    ") -> String {
         var out = ""
         var line = first
         var empty = true
+        let room = Swift.max(width.columns - rest.count, 1)
+        var pieces: [String] = []
         for word in words.map(TerminalText.sanitize) where !word.isEmpty {
+            if width.fitsTables, word.count > room {
+                pieces += Self.lines(word, width: room)
+            } else {
+                pieces.append(word)
+            }
+        }
+        for word in pieces {
             if !empty, line.count + 1 + word.count > width.columns {
                 out += line + "\n"
                 line = rest
