@@ -117,9 +117,11 @@ public enum HTMLReport {
         let e = HTMLText.escape
         var out = "<article class=\"finding \(f.severity.rawValue)\">\n"
         out += "<h4><span class=\"badge \(f.severity.rawValue)\">\(f.severity.rawValue)</span> "
-        out += "<code>\(e(f.code.rawValue))</code> \(e(f.title))</h4>\n"
-        if !f.detail.isEmpty { out += "<p class=\"detail\">\(e(f.detail))</p>\n" }
-        if !f.advice.isEmpty { out += "<p class=\"advice\"><strong>What to do:</strong> \(e(f.advice))</p>\n" }
+        // The prose may mark commands and keys as `code`: shown as such, not as backticks.
+        let md = HTMLText.inlineMarkdown
+        out += "<code>\(e(f.code.rawValue))</code> \(md(f.title))</h4>\n"
+        if !f.detail.isEmpty { out += "<p class=\"detail\">\(md(f.detail))</p>\n" }
+        if !f.advice.isEmpty { out += "<p class=\"advice\"><strong>What to do:</strong> \(md(f.advice))</p>\n" }
         var facts: [(String, String)] = []
         if !f.frames.isEmpty {
             var evidence = ""

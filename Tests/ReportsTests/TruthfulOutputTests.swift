@@ -258,4 +258,36 @@ struct TruthfulOutputTests {
         #expect(ReportFileNames.fileName("c.pcap") == "c.pcap")
         #expect(ReportFileNames.fileName("-") == "-")
     }
+
+    static let markdownCases: [(String, String)] = [
+        ("capture again with `-s 0`; then", "capture again with <code>-s 0</code>; then"),
+        ("TXT key `<fn>` & more", "TXT key <code>&lt;fn&gt;</code> &amp; more"),
+        ("**bold `x`** end", "<strong>bold <code>x</code></strong> end"),
+        ("a * b ** c", "a * b ** c"),
+        ("unclosed `tick <i>", "unclosed `tick &lt;i&gt;"),
+        ("****", "****"),
+        ("`<script>alert(1)</script>`", "<code>&lt;script&gt;alert(1)&lt;/script&gt;</code>"),
+    ]
+
+    @Test("HTML: code spans and bold in findings' prose are rendered, safely", arguments: markdownCases)
+    func inlineMarkdown(text: String, html: String) {
+        #expect(HTMLText.inlineMarkdown(text) == html)
+    }
+
+    @Test("HTML: a finding's advice shows its command as code, not backticks")
+    func adviceCode() throws {
+        var r = AnalysisRenderingTests.hostileReport()
+        r.findings = [
+            Finding(
+                code: .malformedPackets, severity: .warning, title: "TXT key `fn` missing",
+                detail: "d", advice: "Capture again with `-s 0` and **no** filter.")
+        ]
+        let html = HTMLReport.render(r)
+        _ = try checkPage(html)
+        #expect(html.contains("Capture again with <code>-s 0</code> and <strong>no</strong> filter."))
+        #expect(html.contains("TXT key <code>fn</code> missing"))
+        let article = try #require(html.range(of: "<article")).lowerBound
+        let end = try #require(html.range(of: "</article>")).upperBound
+        #expect(!html[article..<end].contains("`"))
+    }
 }
