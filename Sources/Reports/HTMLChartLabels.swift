@@ -2,9 +2,10 @@
 /// cut; only a label too long for any sensible column (beyond ``maximumGutter``) is shortened,
 /// and then its full text is in the label's `<title>` tooltip.
 enum HTMLChartLabels {
-    /// An upper bound of the width of one character of a 12 px label in a system sans-serif
-    /// font (the page cannot measure text: it runs no script).
-    static let characterWidth = 7.0
+    /// The width allowed for one character of a 12 px label (the page cannot measure text: it
+    /// runs no script). DejaVu Sans, the widest common fallback font, takes 7.6 px for a digit
+    /// and less for most letters; names of capitals only may still need their tooltip.
+    static let characterWidth = 8.0
     /// Space between a label's end and the plot.
     static let margin = 14.0
     /// The widest label column; the plot keeps the rest of the chart.
