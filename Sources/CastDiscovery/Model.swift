@@ -459,4 +459,20 @@ public struct AnalysisReport: Sendable {
     public var sessionGapSeconds: Double
     /// Whether several files were analysed as one timeline.
     public var merged: Bool
+    /// Files given that could not be read at all, in command-line order: the analysis covers
+    /// only the others, and the verdict says so.
+    public var unreadable: [UnreadableCapture] = []
+}
+
+/// A capture file that could not be opened or is not a capture castscope reads.
+public struct UnreadableCapture: Hashable, Sendable {
+    /// The file as given on the command line.
+    public var file: String
+    /// Why, in one sentence (what the command line also prints on standard error).
+    public var error: String
+
+    public init(file: String, error: String) {
+        self.file = file
+        self.error = error
+    }
 }

@@ -54,11 +54,31 @@ public enum Wording {
         return sign + "\(n / scale)." + String(repeating: "0", count: places - fraction.count) + fraction
     }
 
-    /// A duration for people, from milliseconds: `0.9 ms`, `104 ms`, `1.25 s`, `12.5 s`.
+    /// `once`, `twice`, `3 times`: how often something happened.
+    public static func times(_ n: Int) -> String {
+        switch n {
+        case 1: "once"
+        case 2: "twice"
+        default: "\(n) times"
+        }
+    }
+
+    /// A duration for people, from milliseconds: `0.9 ms`, `104 ms`, `1.25 s`, `12.5 s` below a
+    /// minute; then whole units, largest first: `1 min 05 s`, `1 h 05 min 54 s`, `45 days`,
+    /// `2 days 03 h` (a capture's length; latencies are written in ms by the tables).
     public static func duration(milliseconds ms: Double) -> String {
-        if ms < 10 { return decimal(ms, places: 1) + " ms" }
-        if ms < 1000 { return decimal(ms, places: 0) + " ms" }
-        return decimal(ms / 1000, places: ms < 10_000 ? 2 : 1) + " s"
+        guard ms.isFinite else { return "0 ms" }
+        let sign = ms < 0 ? "-" : ""
+        let ms = abs(ms)
+        if ms < 10 { return sign + decimal(ms, places: 1) + " ms" }
+        if ms < 1000 { return sign + decimal(ms, places: 0) + " ms" }
+        if ms < 59_950 { return sign + decimal(ms / 1000, places: ms < 10_000 ? 2 : 1) + " s" }
+        let total = Int64(Swift.min(ms / 1000, 9e15).rounded())
+        let (days, hours, minutes, seconds) = (total / 86400, total / 3600 % 24, total / 60 % 60, total % 60)
+        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : String(v) }
+        if days > 0 { return sign + count(Int(days), "day") + (hours > 0 ? " \(two(hours)) h" : "") }
+        if hours > 0 { return sign + "\(hours) h \(two(minutes)) min \(two(seconds)) s" }
+        return sign + "\(minutes) min \(two(seconds)) s"
     }
 
     // MARK: Times

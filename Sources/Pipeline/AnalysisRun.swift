@@ -46,13 +46,21 @@ public struct AnalysisRun {
     ) -> (report: AnalysisReport?, status: ExitStatus) {
         var status = ExitStatus.success
         var runs: [CaptureRun] = []
+        var unreadable: [UnreadableCapture] = []
         for path in o.files {
-            switch CaptureRun.open(
+            // The error notice of a file that cannot be opened is also kept for the report.
+            var error: String?
+            let open = CaptureRun.open(
                 path, prefilter: o.prefilter, reassembly: o.analysis.reassemblyLimits, frameLimit: o.frameLimit,
-                notices: notices)
-            {
+                notices: { notice in
+                    if notice.kind == .error, error == nil { error = notice.text }
+                    notices(notice)
+                })
+            switch open {
             case .success(let run): runs.append(run)
-            case .failure(let e): if status == .success { status = e.status }
+            case .failure(let e):
+                if status == .success { status = e.status }
+                unreadable.append(UnreadableCapture(file: path, error: error ?? "cannot be read"))
             }
         }
         let shared = runs.map { ReadProgress(total: $0.file.fileSize) }
@@ -70,6 +78,7 @@ public struct AnalysisRun {
         }
         if captures.isEmpty { return (nil, status) }
         var report = AnalysisReport(captures: captures, timelines: timelines, options: o.analysis, merged: o.merge)
+        report.unreadable = unreadable
         report.findings = Diagnosis.diagnose(report, inputs: DiagnosisInputs(plist: o.plist))
         return (report, status)
     }

@@ -135,7 +135,7 @@ public struct CaptureRun {
         case .truncated(let message):
             notes.append(
                 "capture ends in the middle of a record after frame \(records) (\(message)); "
-                    + "the \(records) frames before it were read")
+                    + (records == 1 ? "the frame before it was read" : "the \(records) frames before it were read"))
         case .error(let message):
             notes.append("reading stopped after frame \(records): \(message)")
         }

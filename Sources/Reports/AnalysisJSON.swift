@@ -34,6 +34,7 @@ public enum AnalysisJSON {
         w.string("castscope", "generator")
         w.rawNumber(milliseconds(r.sessionGapSeconds * 1000), "sessionGapMs")
         w.bool(r.merged, "merged")
+        verdict(Verdict(r), r.findings, &w)
         w.beginArray("captures")
         for c in r.captures {
             w.beginObject()
@@ -50,6 +51,14 @@ public enum AnalysisJSON {
             w.bool(c.truncated, "truncated")
             w.string(c.start.map(TimeFormat.rfc3339Micro), "start")
             w.string(c.end.map(TimeFormat.rfc3339Micro), "end")
+            w.endObject()
+        }
+        w.endArray()
+        w.beginArray("unreadable")
+        for u in r.unreadable {
+            w.beginObject()
+            w.string(u.file, "file")
+            w.string(u.error, "error")
             w.endObject()
         }
         w.endArray()
@@ -121,6 +130,18 @@ public enum AnalysisJSON {
         findings(r.findings, into: &w)
         w.endObject()
         return w
+    }
+
+    /// Writes `"verdict": {...}`: the status, the counts, and the line the text output starts with.
+    static func verdict(_ v: Verdict, _ findings: [Finding], _ w: inout JSONWriter) {
+        w.beginObject("verdict")
+        w.string(v.status.rawValue, "status")
+        w.int(v.errors, "errors")
+        w.int(v.warnings, "warnings")
+        w.int(v.notes, "notes")
+        w.int(v.unreadable.count, "unreadable")
+        w.string(v.line(findings), "headline")
+        w.endObject()
     }
 
     /// Writes `"findings": [...]` in the shape of schema version 1 (also used by check-plist).

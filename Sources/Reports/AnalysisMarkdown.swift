@@ -8,6 +8,7 @@ public enum AnalysisMarkdown {
         for c in r.captures {
             out += "- `\(code(c.file))`: \(escape(AnalysisTables.captureLine(c)))\n"
         }
+        for u in r.unreadable { out += "- `\(code(u.file))`: not read: \(escape(u.error))\n" }
         out += "\n" + escape(AnalysisTables.countsLine(r)) + "\n"
         out += "\n" + ReportMarkdown.findings(r)
         let (deviceHeader, deviceRows) = AnalysisTables.addingVLANs(

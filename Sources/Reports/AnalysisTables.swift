@@ -137,9 +137,12 @@ enum AnalysisTables {
 
     static func captureLine(_ c: CaptureInfo) -> String {
         var s =
-            "\(c.linkType), \(c.packets) frames, \(c.discoveryPackets) discovery packets, \(c.malformedPackets) malformed"
+            "\(c.linkType), " + Wording.count(c.packets, "frame") + ", "
+            + Wording.count(c.discoveryPackets, "discovery packet") + ", \(c.malformedPackets) malformed"
         if let start = c.start, let end = c.end {
-            s += ", \(TimeFormat.readable(start).prefix(23)) UTC, \(ms(Double(end.nanoseconds(since: start)) / 1e6)) ms"
+            s +=
+                ", \(TimeFormat.readable(start).prefix(23)) UTC, "
+                + Wording.duration(milliseconds: Double(end.nanoseconds(since: start)) / 1e6)
         }
         if c.undecodableFrames > 0 { s += ", \(c.undecodableFrames) with undecodable headers" }
         if c.truncated { s += ", cut off mid-record" }

@@ -1,25 +1,34 @@
 import CastDiscovery
 import WireFormat
 
-/// The terminal rendering of `castscope analyze`: tables that fit 100 columns, every
-/// network string sanitised.
+/// The terminal rendering of `castscope analyze`: the verdict, the findings and the tables,
+/// every network string sanitised, laid out at a ``TextWidth`` (wrapped, never cut).
 public enum AnalysisText {
-    /// The widest line the tables produce.
-    public static let width = 100
-
-    /// - Parameter style: ``TextStyle/plain`` (the default) or coloured for a terminal.
-    public static func render(_ r: AnalysisReport, style: TextStyle = .plain) -> String {
-        let verdict = Verdict(r.findings)
-        var out = style.verdict(clip(verdict.line(r.findings)), verdict) + "\n"
-        out += findings(r, style: style)
+    /// - Parameters:
+    ///   - style: ``TextStyle/plain`` (the default) or coloured for a terminal.
+    ///   - width: ``TextWidth/file`` (the default: tables as wide as their cells) or a
+    ///     terminal's width.
+    public static func render(_ r: AnalysisReport, style: TextStyle = .plain, width: TextWidth = .file) -> String {
+        let layout = TextLayout(width: width)
+        let verdict = Verdict(r)
+        let line = verdict.line(r.findings)
+        let tag = line.prefix(while: { $0 != " " })
+        var out = layout.paragraph(line, rest: String(repeating: " ", count: tag.count + 1))
+            .split(separator: "\n").map { style.verdict(String($0), verdict) + "\n" }.joined()
+        out += findings(r, style: style, layout: layout)
         out += "\n"
         for c in r.captures {
-            out += clip("Capture \(c.file)") + "\n" + clip("  " + AnalysisTables.captureLine(c)) + "\n"
+            out += layout.wrap(["Capture", c.file], first: "", rest: "  ")
+            out += layout.paragraph(AnalysisTables.captureLine(c), first: "  ", rest: "    ")
         }
-        out += "\n" + AnalysisTables.countsLine(r) + "\n"
+        for u in r.unreadable {
+            out += layout.wrap(["Not read", u.file], first: "", rest: "  ")
+            out += layout.paragraph(u.error, first: "  ", rest: "    ")
+        }
+        out += "\n" + layout.paragraph(AnalysisTables.countsLine(r))
 
         out += "\nDevices (\(r.devices.count))\n"
-        out += table(AnalysisTables.deviceHeader, AnalysisTables.deviceRows(r), widths: [17, 17, 7, 15, 5, 6, 9, 8])
+        out += layout.table(AnalysisTables.deviceHeader, AnalysisTables.deviceRows(r))
         for d in r.devices {
             var words = ["\(AnalysisTables.deviceName(d)):", "id", d.id]
             if let ca = d.capabilityBits { words += ["ca=\(ca)"] + d.capabilities }
@@ -28,37 +37,40 @@ public enum AnalysisText {
             if let vlans = AnalysisTables.vlanText(d.vlans) {
                 words += ["on"] + vlans.split(separator: " ").map(String.init)
             }
-            out += wrap(words)
+            out += layout.wrap(words)
         }
 
-        out += DIALText.sections(r)
+        out += DIALText.sections(r, layout: layout)
 
         out += "\nClients (\(r.clients.count))\n"
-        out += table(AnalysisTables.clientHeader, AnalysisTables.clientRows(r), widths: [28, 7, 7, 8, 16, 8, 6, 4])
+        out += layout.table(AnalysisTables.clientHeader, AnalysisTables.clientRows(r))
         // A trunk capture's VLANs, below the table (which has no room for another column).
         for c in r.clients {
-            if let vlans = AnalysisTables.vlanText(c.vlans) { out += wrap(["\(c.address):", "on"] + [vlans]) }
+            if let vlans = AnalysisTables.vlanText(c.vlans) { out += layout.wrap(["\(c.address):", "on"] + [vlans]) }
         }
 
         let (rows, notes) = AnalysisTables.latencyRows(r)
-        out += "\nLatency, ms from session start (session gap \(AnalysisTables.ms(r.sessionGapSeconds * 1000)) ms)\n"
-        out += table(AnalysisTables.latencyHeader, rows, widths: [28, 24, 13, 12, 12])
-        for (i, n) in notes.enumerated() { out += clip("  [\(i + 1)] \(n)") + "\n" }
-        out += DIALText.latency(r)
+        out +=
+            "\n"
+            + layout.paragraph(
+                "Latency, ms from session start (session gap \(AnalysisTables.ms(r.sessionGapSeconds * 1000)) ms)")
+        out += layout.table(AnalysisTables.latencyHeader, rows)
+        for (i, n) in notes.enumerated() { out += layout.paragraph("[\(i + 1)] \(n)", first: "  ", rest: "      ") }
+        out += DIALText.latency(r, layout: layout)
 
         if !r.responses.isEmpty {
-            out += "\nAnswers to queries (expected, answered, suppressed by known answers, missed)\n"
-            out += table(
-                AnalysisTables.responseHeader, AnalysisTables.responseRows(r), widths: [26, 18, 4, 4, 4, 4, 26])
+            out +=
+                "\n" + layout.paragraph("Answers to queries (expected, answered, suppressed by known answers, missed)")
+            out += layout.table(AnalysisTables.responseHeader, AnalysisTables.responseRows(r))
         }
 
         out += "\nSummary, ms\n"
-        out += table(AnalysisTables.summaryHeader, AnalysisTables.summaryRows(r), widths: [22, 36, 36])
+        out += layout.table(AnalysisTables.summaryHeader, AnalysisTables.summaryRows(r))
         return out
     }
 
     /// Findings by severity: code and title, then the detail, advice and evidence, wrapped.
-    static func findings(_ r: AnalysisReport, style: TextStyle = .plain) -> String {
+    static func findings(_ r: AnalysisReport, style: TextStyle = .plain, layout: TextLayout) -> String {
         guard !r.findings.isEmpty else { return "" }
         var out = ""
         for severity in Severity.allCases {
@@ -67,11 +79,12 @@ public enum AnalysisText {
             out += "\n" + style.heading("\(severity.rawValue.uppercased())S", severity) + "\n"
             for f in group {
                 func words(_ s: String) -> [String] { s.split(separator: " ").map(String.init) }
-                out += wrap(["\(f.code.rawValue):"] + words(f.title), first: "  * ", rest: "    ")
-                out += wrap(words(f.detail), first: "    ", rest: "    ")
-                out += wrap(["Advice:"] + words(f.advice), first: "    ", rest: "    ")
+                out += layout.wrap(["\(f.code.rawValue):"] + words(f.title), first: "  * ", rest: "    ")
+                out += layout.wrap(words(f.detail), first: "    ", rest: "    ")
+                out += layout.wrap(["Advice:"] + words(f.advice), first: "    ", rest: "    ")
                 if !f.frames.isEmpty {
-                    out += wrap(["Frames:"] + frameList(f.frames, captures: r.captures), first: "    ", rest: "    ")
+                    out += layout.wrap(
+                        ["Frames:"] + frameList(f.frames, captures: r.captures), first: "    ", rest: "    ")
                 }
             }
         }
@@ -85,49 +98,5 @@ public enum AnalysisText {
         return seen.map { f in
             captures.count > 1 && f.capture < captures.count ? "\(captures[f.capture].file)#\(f.frame)" : "#\(f.frame)"
         }
-    }
-
-    /// A left-aligned table with two leading spaces and two spaces between columns; cells
-    /// longer than their width end in `…`.
-    static func table(_ header: [String], _ rows: [[String]], widths: [Int]) -> String {
-        var out = ""
-        for row in [header] + rows {
-            var cells: [String] = []
-            for (i, cell) in row.enumerated() {
-                let w = widths[i]
-                var text = TerminalText.sanitize(cell)
-                if text.count > w { text = String(text.prefix(w - 1)) + "…" }
-                cells.append(text + String(repeating: " ", count: w - text.count))
-            }
-            var line = "  " + cells.joined(separator: "  ")
-            while line.hasSuffix(" ") { line.removeLast() }
-            out += line + "\n"
-        }
-        if rows.isEmpty { out += "  (none)\n" }
-        return out
-    }
-
-    /// Words joined by spaces, wrapped at ``width``: the first line starts with `first`, the
-    /// others with `rest`.
-    static func wrap(_ words: [String], first: String = "  ", rest: String = "    ") -> String {
-        var out = ""
-        var line = first
-        var empty = true
-        for word in words.map(TerminalText.sanitize) where !word.isEmpty {
-            let w = word.count > width - rest.count ? String(word.prefix(width - rest.count - 1)) + "…" : word
-            if !empty, line.count + 1 + w.count > width {
-                out += line + "\n"
-                line = rest
-                empty = true
-            }
-            line += (empty ? "" : " ") + w
-            empty = false
-        }
-        return out + line + "\n"
-    }
-
-    static func clip(_ s: String) -> String {
-        let t = TerminalText.sanitize(s)
-        return t.count > width ? String(t.prefix(width - 1)) + "…" : t
     }
 }

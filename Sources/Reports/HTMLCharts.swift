@@ -108,13 +108,23 @@ enum HTMLCharts {
                 drawn += 1
                 let n = r.queries.filter { $0.client == c.address && w.captures.contains($0.frame.capture) }.count
                 out += "<figure><figcaption>Client <bdi>\(HTMLText.escape(c.address.description))</bdi>"
-                out += "<span class=\"sub\">\(HTMLText.escape(caption)) · \(Wording.count(n, "query", "queries"))"
+                out +=
+                    "<span class=\"sub\">\(HTMLText.escape(caption)) · \(queryCount(c, bursts: n, whole: ws.count == 1))"
                 out += "</span></figcaption>\n" + timelineSVG(r, w, client: c) + "</figure>\n"
             }
         }
         if ws.isEmpty { out += "<p class=\"none\">The captures hold no packets: nothing to draw.</p>\n" }
         if skipped > 0 { out += "<p class=\"none\">\(skipped) more timelines not drawn.</p>\n" }
         return out + "</section>\n"
+    }
+
+    /// `44 queries in 33 bursts`: the query packets (as the clients table counts them) and the
+    /// bursts the chart draws, one mark each; only the bursts when the chart is one of several
+    /// captures (the client's packet count spans them all).
+    static func queryCount(_ c: Client, bursts: Int, whole: Bool) -> String {
+        guard whole else { return Wording.count(bursts, "query burst") }
+        let queries = Wording.count(c.queries, "query", "queries")
+        return bursts == c.queries ? queries : queries + " in " + Wording.count(bursts, "burst")
     }
 
     /// Nice tick spacing (1, 2 or 5 × 10ⁿ) giving at most `count` intervals over `span`.
@@ -131,10 +141,6 @@ enum HTMLCharts {
     static func timelineSVG(_ r: AnalysisReport, _ w: Window, client: Client?) -> String {
         let e = HTMLText.escape
         let c = HTMLFormat.c
-        let plot = width - gutter - rightPad
-        func x(_ t: Timestamp) -> Double {
-            gutter + Swift.min(Swift.max(t.seconds(since: w.start) / w.seconds, 0), 1) * plot
-        }
         func rel(_ t: Timestamp) -> String { HTMLFormat.relative(t, w.start) }
         let names = AnalysisTables.devicesByID(r)
         func name(_ id: String) -> String { names[id].map(AnalysisTables.deviceName) ?? id }
@@ -155,6 +161,11 @@ enum HTMLCharts {
         }
         let hidden = Swift.max(0, ids.count - maximumDeviceRows)
         ids = Array(ids.prefix(maximumDeviceRows))
+        let gutter = HTMLChartLabels.gutter(ids.map(name), minimum: Self.gutter)
+        let plot = width - gutter - rightPad
+        func x(_ t: Timestamp) -> Double {
+            gutter + Swift.min(Swift.max(t.seconds(since: w.start) / w.seconds, 0), 1) * plot
+        }
 
         let axisY = 30.0
         let queryTop = axisY + 6
@@ -172,7 +183,7 @@ enum HTMLCharts {
         out += "fill=\"#eef4fb\" />\n"
         out += "<text class=\"label\" x=\"\(c(gutter - 10))\" y=\"\(c(queryTop + 17))\" text-anchor=\"end\" "
         out += "font-weight=\"600\">"
-        out += client == nil ? "No queries" : "Queries from " + HTMLText.clipped(client!.address.description, 17)
+        out += client == nil ? "No queries" : "Queries"
         out += "</text>\n"
         for (i, id) in ids.enumerated() {
             let y = rowsTop + Double(i) * rowHeight
@@ -186,7 +197,7 @@ enum HTMLCharts {
                 tip += ", " + d.addresses.map(\.description).joined(separator: ", ")
             }
             out += "<text class=\"label\" x=\"\(c(gutter - 10))\" y=\"\(c(y + 15))\" text-anchor=\"end\">"
-            out += "<title>\(e(tip))</title>\(HTMLText.clipped(name(id), 28))</text>\n"
+            out += "<title>\(e(tip))</title>\(HTMLChartLabels.text(name(id), gutter: gutter))</text>\n"
         }
         if ids.isEmpty {
             out += "<text class=\"note\" x=\"\(c(gutter + 8))\" y=\"\(c(rowsTop + 15))\">No device answered or "
@@ -441,6 +452,7 @@ enum HTMLCharts {
             hi = Swift.max(1000, pow(10, ceil(log10(maximum))))
         }
         let labelRight = 250.0
+        let gutter = HTMLChartLabels.gutter(ids.map(name), minimum: Self.gutter)
         let plot = width - gutter - labelRight
         func x(_ ms: Double) -> Double {
             let v = Swift.min(Swift.max(ms, lo), hi)
@@ -489,7 +501,7 @@ enum HTMLCharts {
             let rows = r.latency.filter { $0.deviceID == id }
             out += "<text class=\"label\" x=\"\(c(gutter - 10))\" y=\"\(c(y + 4))\" text-anchor=\"end\">"
             out += "<title>\(e(name(id) == id ? id : "\(name(id)) (id \(id))"))</title>"
-            out += HTMLText.clipped(name(id), 28) + "</text>\n"
+            out += HTMLChartLabels.text(name(id), gutter: gutter) + "</text>\n"
             for l in rows.prefix(500) {
                 let session =
                     "client \(l.client), session \(HTMLFormat.relative(l.sessionStart, origin(r, l.sessionStart).start))"

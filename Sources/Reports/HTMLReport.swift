@@ -11,9 +11,11 @@ public enum HTMLReport {
     /// The Content-Security-Policy of the page: nothing may be loaded, nothing may run.
     public static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
-    public static func render(_ r: AnalysisReport) -> String {
+    /// The page; captures are named by their file names only (``ReportFileNames``).
+    public static func render(_ report: AnalysisReport) -> String {
+        let r = ReportFileNames.stripped(report)
         let e = HTMLText.escape
-        let verdict = Verdict(r.findings)
+        let verdict = Verdict(r)
         let files = r.captures.map(\.file)
         var title = "CastScope report"
         if let first = files.first { title += ": " + first + (files.count > 1 ? " and \(files.count - 1) more" : "") }
@@ -28,6 +30,9 @@ public enum HTMLReport {
         out += "<p class=\"lead\">Google Cast discovery (mDNS and SSDP/DIAL) in "
         out += r.captures.count == 1 ? "one capture" : "\(r.captures.count) captures"
         if r.captures.count > 1 { out += r.merged ? ", analysed as one timeline" : ", each its own timeline" }
+        if !r.unreadable.isEmpty {
+            out += "; " + Wording.count(r.unreadable.count, "more file") + " could not be read"
+        }
         out += ".</p>\n" + capturesTable(r)
         out += "<p class=\"counts\">\(e(AnalysisTables.countsLine(r))).</p>\n</header>\n"
 
@@ -67,17 +72,27 @@ public enum HTMLReport {
             var start = "-"
             if let s = c.start, let end = c.end {
                 start = e(TimeFormat.readable(s).prefix(23) + " UTC")
-                duration = HTMLFormat.fixed(end.seconds(since: s), 3) + " s"
+                duration = e(Wording.duration(milliseconds: Double(end.nanoseconds(since: s)) / 1e6))
             }
             var notes: [String] = []
             if c.truncated { notes.append("<span class=\"bad\">cut off mid-record</span>") }
             if c.malformedPackets > 0 { notes.append("<span class=\"bad\">\(c.malformedPackets) malformed</span>") }
-            if c.protectedWiFiFrames > 0 { notes.append("\(c.protectedWiFiFrames) encrypted Wi-Fi frames") }
-            if c.undecodableFrames > 0 { notes.append("\(c.undecodableFrames) frames with undecodable headers") }
+            if c.protectedWiFiFrames > 0 {
+                notes.append(Wording.count(c.protectedWiFiFrames, "encrypted Wi-Fi frame"))
+            }
+            if c.undecodableFrames > 0 {
+                notes.append(Wording.count(c.undecodableFrames, "frame") + " with undecodable headers")
+            }
             rows.append([
                 String(i + 1), "<span class=\"file\">\(e(c.file))</span>", e(c.linkType), String(c.packets),
                 "\(c.discoveryPackets) (\(c.mdnsPackets) mDNS, \(c.ssdpPackets) SSDP)", start, duration,
                 notes.isEmpty ? "-" : notes.joined(separator: ", "),
+            ])
+        }
+        for u in r.unreadable {
+            rows.append([
+                "-", "<span class=\"file\">\(e(u.file))</span>", "-", "-", "-", "-", "-",
+                "<span class=\"bad\">not read: \(e(u.error))</span>",
             ])
         }
         return table(
@@ -103,9 +118,11 @@ public enum HTMLReport {
         let e = HTMLText.escape
         var out = "<article class=\"finding \(f.severity.rawValue)\">\n"
         out += "<h4><span class=\"badge \(f.severity.rawValue)\">\(f.severity.rawValue)</span> "
-        out += "<code>\(e(f.code.rawValue))</code> \(e(f.title))</h4>\n"
-        if !f.detail.isEmpty { out += "<p class=\"detail\">\(e(f.detail))</p>\n" }
-        if !f.advice.isEmpty { out += "<p class=\"advice\"><strong>What to do:</strong> \(e(f.advice))</p>\n" }
+        // The prose may mark commands and keys as `code`: shown as such, not as backticks.
+        let md = HTMLText.inlineMarkdown
+        out += "<code>\(e(f.code.rawValue))</code> \(md(f.title))</h4>\n"
+        if !f.detail.isEmpty { out += "<p class=\"detail\">\(md(f.detail))</p>\n" }
+        if !f.advice.isEmpty { out += "<p class=\"advice\"><strong>What to do:</strong> \(md(f.advice))</p>\n" }
         var facts: [(String, String)] = []
         if !f.frames.isEmpty {
             var evidence = ""

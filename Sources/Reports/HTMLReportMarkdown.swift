@@ -44,7 +44,7 @@ enum ReportEvidence {
 public enum ReportMarkdown {
     /// The verdict line, then the findings by severity (nothing more when there are none).
     public static func findings(_ r: AnalysisReport) -> String {
-        let verdict = Verdict(r.findings)
+        let verdict = Verdict(r)
         var out = "**Verdict: " + AnalysisMarkdown.escape(verdict.headline) + "**\n"
         guard !r.findings.isEmpty else { return out }
         out += "\n### Findings\n"
@@ -90,5 +90,6 @@ public enum ReportMarkdown {
 
     /// The Markdown of `castscope report`: the analysis, which includes the verdict and the
     /// findings.
-    public static func render(_ r: AnalysisReport) -> String { AnalysisMarkdown.render(r) }
+    /// Captures are named by their file names only, as in the HTML (``ReportFileNames``).
+    public static func render(_ r: AnalysisReport) -> String { AnalysisMarkdown.render(ReportFileNames.stripped(r)) }
 }

@@ -1,5 +1,7 @@
 /// The page's inline style sheet. System fonts only; no `url(...)`, no `@import`; no `<`
-/// or `&`, so the page stays well-formed XML.
+/// or `&`, so the page stays well-formed XML. Table cells may break anywhere (`overflow-wrap:
+/// anywhere`, which also lowers a column's minimum width), so that a table of long addresses
+/// and ids fits a 1280 px window instead of scrolling; numbers never break.
 enum HTMLStyle {
     static let css = """
         :root { --error: #c62828; --warning: #a15c00; --info: #1565c0; --ok: #2e7d32; --ink: #1f2328;
@@ -56,8 +58,10 @@ enum HTMLStyle {
         table { border-collapse: collapse; width: 100%; font-size: 13px; margin: 6px 0; }
         th, td { text-align: left; vertical-align: top; padding: 5px 8px; border-bottom: 1px solid var(--line);
           unicode-bidi: isolate; }
-        th { background: #f0f2f4; font-weight: 600; white-space: nowrap; }
-        td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+        td { overflow-wrap: anywhere; }
+        th { background: #f0f2f4; font-weight: 600; }
+        td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; overflow-wrap: normal;
+          white-space: nowrap; }
         td .name { font-weight: 600; }
         tbody tr:nth-child(even) td { background: #fafbfc; }
         caption { text-align: left; color: var(--muted); padding: 4px 0; }

@@ -29,6 +29,33 @@ public enum HTMLText {
         return out
     }
 
+    /// The findings' prose, escaped, with its two kinds of inline Markdown rendered: `` `code` ``
+    /// spans as `<code>` and `**bold**` as `<strong>` (code spans inside bold too). Everything
+    /// else, and every character inside the spans, goes through ``escape(_:)``; a backtick or a
+    /// `**` without its closing partner stays as written.
+    public static func inlineMarkdown(_ s: String) -> String {
+        var out = ""
+        var rest = Substring(s)
+        while let open = rest.firstIndex(where: { $0 == "`" || $0 == "*" }) {
+            out += escape(String(rest[..<open]))
+            rest = rest[open...]
+            if rest.hasPrefix("`"), let close = rest.dropFirst().firstIndex(of: "`") {
+                out += "<code>" + escape(String(rest[rest.index(after: rest.startIndex)..<close])) + "</code>"
+                rest = rest[rest.index(after: close)...]
+            } else if rest.hasPrefix("**"), let close = rest.dropFirst(2).firstRange(of: "**"),
+                close.lowerBound > rest.index(rest.startIndex, offsetBy: 2)
+            {
+                let inner = rest[rest.index(rest.startIndex, offsetBy: 2)..<close.lowerBound]
+                out += "<strong>" + inlineMarkdown(String(inner)) + "</strong>"
+                rest = rest[close.upperBound...]
+            } else {
+                out += escape(String(rest.prefix(1)))
+                rest = rest.dropFirst()
+            }
+        }
+        return out + escape(String(rest))
+    }
+
     /// The first `limit` characters of `s` (then `…`), escaped: for labels in charts, where
     /// the full text goes into a tooltip.
     public static func clipped(_ s: String, _ limit: Int) -> String {

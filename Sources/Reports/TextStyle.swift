@@ -13,7 +13,11 @@ public struct TextStyle: Hashable, Sendable {
 
     /// The verdict line in the colour of the worst finding (green when there is none to worry about).
     func verdict(_ line: String, _ verdict: Verdict) -> String {
-        paint(line, verdict.errors > 0 ? "1;31" : verdict.warnings > 0 ? "1;33" : "1;32")
+        switch verdict.status {
+        case .fail: paint(line, "1;31")
+        case .warn: paint(line, "1;33")
+        case .ok: paint(line, "1;32")
+        }
     }
 
     /// A severity heading (`ERRORS`) in its colour.

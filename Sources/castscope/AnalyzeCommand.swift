@@ -48,7 +48,10 @@ enum AnalyzeCommand {
         guard let report = analysis else { return status }
         let utf8: [UInt8]
         switch o.format {
-        case .text: utf8 = Array(AnalysisText.render(report, style: TextStyle(colored: o.colored)).utf8)
+        case .text:
+            let text = AnalysisText.render(
+                report, style: TextStyle(colored: o.colored), width: .forOutput(o.output))
+            utf8 = Array(text.utf8)
         case .json: utf8 = AnalysisJSON.renderUTF8(report)
         case .markdown: utf8 = Array(AnalysisMarkdown.render(report).utf8)
         }

@@ -1,3 +1,4 @@
+import CastDiscovery
 import PcapCapture
 import Pipeline
 import Reports
@@ -62,12 +63,15 @@ enum DumpCommand {
         let stats = run.decoder.statistics
         if options.format == .text {
             var summary =
-                "summary: \(records) frames, \(stats.discoveryPackets) discovery packets (\(stats.mdnsPackets) mDNS, "
+                "summary: \(Wording.count(records, "frame")), "
+                + "\(Wording.count(stats.discoveryPackets, "discovery packet")) (\(stats.mdnsPackets) mDNS, "
                 + "\(stats.ssdpPackets) SSDP), \(stats.malformedPackets) malformed"
             if stats.reassembly.reassembled > 0 {
                 summary += ", \(stats.reassembly.reassembled) reassembled from fragments"
             }
-            if stats.undecodableFrames > 0 { summary += ", \(stats.undecodableFrames) frames with undecodable headers" }
+            if stats.undecodableFrames > 0 {
+                summary += ", \(Wording.count(stats.undecodableFrames, "frame")) with undecodable headers"
+            }
             out.write(summary + "\n")
             for n in notes { out.write("warning: \(n)\n") }
             out.write("\n")

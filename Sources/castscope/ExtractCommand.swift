@@ -1,3 +1,4 @@
+import CastDiscovery
 import PcapCapture
 import Pipeline
 import Reports
@@ -80,10 +81,11 @@ enum ExtractCommand {
             }
             let fragments = written.frames - packets
             if o.quiet { return status }
-            Output.standardOutput.write(
-                "wrote \(TerminalText.sanitize(output)): \(written.frames) frames (\(packets) discovery packets"
-                    + (fragments > 0 ? ", \(fragments) more IP fragment frames" : "") + ") from "
-                    + "\(sources.count) file\(sources.count == 1 ? "" : "s"), \(first.file.linkTypeName)\n")
+            var line = "wrote \(TerminalText.sanitize(output)): " + Wording.count(written.frames, "frame")
+            line += " (" + Wording.count(packets, "discovery packet")
+            if fragments > 0 { line += ", \(fragments) more IP fragment frames" }
+            line += ") from " + Wording.count(sources.count, "file") + ", \(first.file.linkTypeName)\n"
+            Output.standardOutput.write(line)
         }
         return status
     }

@@ -111,7 +111,9 @@ enum LiveCommand {
                     + "\(outcome.discoveryPackets) discovery, \(outcome.dropped) dropped by the kernel, "
                     + "\(outcome.interfaceDropped) by the interface" + (o.write.map { "; written to \($0)" } ?? "")
                     + "\n\n")
-            out.write(AnalysisText.render(report, style: TextStyle(colored: o.color.enabled(writingTo: nil))))
+            out.write(
+                AnalysisText.render(
+                    report, style: TextStyle(colored: o.color.enabled(writingTo: nil)), width: .forOutput(nil)))
         }
         out.flush()
         if outcome.reason == .error { return .ioError }

@@ -44,10 +44,10 @@ struct AnalysisRenderingTests {
             captures: [capture], timelines: [tracker.finish()], options: AnalysisOptions(), merged: false)
     }
 
-    @Test("text: no control characters, nothing wider than 100 columns, values present")
+    @Test("text: no control characters, nothing wider than a 100-column terminal, values present")
     func text() {
         let report = Self.hostileReport()
-        let text = AnalysisText.render(report)
+        let text = AnalysisText.render(report, width: .terminal(100))
         #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || $0.value == 0x7F })
         for line in text.split(separator: "\n") { #expect(line.count <= 100, "too wide: \(line)") }
         #expect(text.contains("Evil\\027[2J | *TV*"))

@@ -31,7 +31,8 @@ struct DIALRenderingTests {
         #expect(text.contains("#15 → #21"))
         // The Cast device count does not include the Roku-style server.
         #expect(text.contains("\n1 device (1 unknown), 1 client"))
-        for line in text.split(separator: "\n") { #expect(line.count <= AnalysisText.width, "too wide: \(line)") }
+        let terminal = AnalysisText.render(try Self.report(), width: .terminal(100))
+        for line in terminal.split(separator: "\n") { #expect(line.count <= 100, "too wide: \(line)") }
     }
 
     @Test("text: a LOCATION and SERVER longer than a line are wrapped, never cut")
@@ -41,8 +42,8 @@ struct DIALRenderingTests {
         let location = "http://192.0.2.26:8060/" + String(repeating: "p", count: 150) + "/dd.xml"
         r.otherDevices[0].server = server
         r.otherDevices[0].location = location
-        let text = AnalysisText.render(r)
-        for line in text.split(separator: "\n") { #expect(line.count <= AnalysisText.width, "too wide: \(line)") }
+        let text = AnalysisText.render(r, width: .terminal(100))
+        for line in text.split(separator: "\n") { #expect(line.count <= 100, "too wide: \(line)") }
         // Without the line breaks and spaces, the values are all there.
         let joined = text.filter { $0 != "\n" && $0 != " " }
         #expect(joined.contains(location))

@@ -321,7 +321,9 @@ struct HTMLReportTests {
             #expect(html.contains("<bdi class=\"name\">\(name)</bdi>"), "device row \(name)")
             #expect(html.contains("\(name)</text>"), "timeline/latency row \(name)")
         }
-        #expect(html.contains("Queries from 192.0.2.10"))
+        // The figure's caption names the client; the row label does not repeat (and cut) it.
+        #expect(html.contains("<bdi>192.0.2.10</bdi>"))
+        #expect(html.contains(">Queries</text>"))
         #expect(html.contains("<code>CC1AD845</code>"))
         #expect(html.contains("Google Cast Group"))
         // One legend, one timeline (one client), one latency chart.
@@ -356,8 +358,9 @@ struct HTMLReportTests {
                         advice: "a", frames: [FrameRef(capture: 1, frame: 27), FrameRef(capture: 0, frame: 3)])
                 ]))
         _ = try checkPage(two)
-        #expect(two.contains("captures/healthy-ipv4.pcap</span>: frame #3"))
-        #expect(two.contains("captures/goodbye.pcap</span>: frame #27"))
+        #expect(two.contains("<span class=\"file\">healthy-ipv4.pcap</span>: frame #3"))
+        #expect(two.contains("<span class=\"file\">goodbye.pcap</span>: frame #27"))
+        #expect(!two.contains("captures/"), "the page names files without their directory")
         #expect(two.contains("No problems found (1 note)"))
         #expect(two.contains("c2 +"))  // relative times name their capture
     }
@@ -452,8 +455,8 @@ struct HTMLReportTests {
         let warnings = try #require(md.range(of: "#### Warnings (1)"))
         #expect(errors.upperBound < warnings.lowerBound)
         #expect(md.contains("- `QUERIES_UNANSWERED` **Title \\<script\\>alert\\(1\\)\\</script\\>**"))
-        #expect(md.contains("  - Frames: #4, #6 in `captures/healthy-ipv4.pcap`"))
-        #expect(md.contains("  - Frames: #9 in `captures/goodbye.pcap`"))
+        #expect(md.contains("  - Frames: #4, #6 in `healthy-ipv4.pcap`"))
+        #expect(md.contains("  - Frames: #9 in `goodbye.pcap`"))
         #expect(md.contains("  - What to do: Check 'quotes' & \\<b\\>tags\\</b\\> at //evil.example/x\n"))
         #expect(md.contains("  - Concerns: client 192.0.2.10; device \\<script\\>alert\\(1\\)\\</script\\>"))
         #expect(!md.contains("<script>") && !md.contains("\u{1B}") && !md.contains("\u{202E}"))

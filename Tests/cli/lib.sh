@@ -39,6 +39,9 @@ command -v python3 >/dev/null || {
   exit 1
 }
 
+# Output is laid out for COLUMNS when it is set (an interactive shell may export it): the
+# checks set it themselves.
+unset COLUMNS
 T=$(mktemp -d "${TMPDIR:-/tmp}/castscope-$SUITE.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 

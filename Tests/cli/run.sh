@@ -136,6 +136,47 @@ run dump "$T/usb.pcap"
 check "an unsupported link type (DLT 189) exits 65 and names the link type" \
   eval 'rc_is 65 && one_error_line && err_has "USB_LINUX" && err_has "189" && out_empty'
 
+# A file that cannot be opened among others: the rest is analysed, and every output says so.
+run analyze --format json captures/goodbye.pcap "$T/does-not-exist.pcap"
+check "analyze present + missing: exit 66, JSON unreadable[] names the missing file" \
+  eval 'rc_is 66 && one_error_line && python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+u = d[\"unreadable\"]
+assert [c[\"file\"] for c in d[\"captures\"]] == [\"captures/goodbye.pcap\"], d[\"captures\"]
+assert len(u) == 1 and u[0][\"file\"].endswith(\"does-not-exist.pcap\") and u[0][\"error\"], u
+assert d[\"verdict\"][\"unreadable\"] == 1 and d[\"verdict\"][\"status\"] in (\"warn\", \"fail\"), d[\"verdict\"]
+assert \"does-not-exist.pcap\" in d[\"verdict\"][\"headline\"], d[\"verdict\"]
+" "$T/out"'
+run analyze captures/goodbye.pcap "$T/does-not-exist.pcap"
+check "analyze present + missing: the text verdict and a 'Not read' line name it" \
+  eval 'rc_is 66 && head -n1 "$T/out" | grep -q "^WARN: .*1 capture not read: .*does-not-exist.pcap" \
+    && out_has "Not read $T/does-not-exist.pcap"'
+run analyze --format markdown captures/goodbye.pcap "$T/does-not-exist.pcap"
+check "analyze --format markdown present + missing: listed as not read" \
+  eval 'rc_is 66 && out_has "does-not-exist.pcap\`: not read: "'
+run report -o "$T/missing.html" captures/goodbye.pcap "$T/does-not-exist.pcap"
+check "report present + missing: the page names the file (no directory) as not read" \
+  eval 'rc_is 66 && grep -q "1 capture not read: does-not-exist.pcap" "$T/missing.html" \
+    && ! grep -qF "$T" "$T/missing.html"'
+
+# ---------------------------------------------------------------- width (COLUMNS)
+# Not a terminal and no COLUMNS: tables as wide as their cells, nothing cut.
+run analyze captures/multi-device.pcap
+cp "$T/out" "$T/wide.txt"
+check "analyze into a pipe: no line is cut with an ellipsis" eval 'rc_is 0 && ! grep -q "…" "$T/wide.txt"'
+for columns in 40 60 80 200; do
+  COLUMNS=$columns run analyze captures/multi-device.pcap
+  check "COLUMNS=$columns: every line fits, nothing cut, the same characters" \
+    eval 'rc_is 0 && ! grep -q "…" "$T/out" \
+      && python3 -c "import sys; sys.exit(max(len(l) for l in open(sys.argv[1], encoding=\"utf-8\").read().split(\"\n\")) > $columns)" "$T/out" \
+      && [[ $(tr -d " \n" <"$T/out" | fold -w1 | sort | tr -d "\n") == $(tr -d " \n" <"$T/wide.txt" | fold -w1 | sort | tr -d "\n") ]]'
+done
+COLUMNS=60 run analyze -o "$T/file.txt" captures/multi-device.pcap
+check "COLUMNS does not apply to -o FILE: the file is laid out as for a pipe" eval 'rc_is 0 && cmp -s "$T/file.txt" "$T/wide.txt"'
+COLUMNS=abc run analyze captures/multi-device.pcap
+check "COLUMNS that is not a number is ignored" eval 'rc_is 0 && cmp -s "$T/out" "$T/wide.txt"'
+
 # ---------------------------------------------------------------- stdin
 run dump captures/goodbye.pcap
 cp "$T/out" "$T/file.out"
@@ -242,13 +283,13 @@ check "analyze -o into a missing directory exits 73" eval 'rc_is 73 && err_has "
 
 wide=""
 for capture in captures/*.pcap; do
-  run analyze "$capture"
+  COLUMNS=100 run analyze "$capture"
   if [[ $RC != 0 ]]; then wide="$wide $capture(rc=$RC)"; continue; fi
   if ! python3 -c 'import sys; sys.exit(any(len(l.rstrip("\n")) > 100 for l in open(sys.argv[1], encoding="utf-8")))' "$T/out"; then
     wide="$wide $capture"
   fi
 done
-check "analyze text fits 100 columns on every capture" eval '[[ -z "$wide" ]] || { echo "too wide:$wide" >"$T/err"; false; }'
+check "analyze text fits a 100-column terminal (COLUMNS=100) on every capture" eval '[[ -z "$wide" ]] || { echo "too wide:$wide" >"$T/err"; false; }'
 
 run help analyze
 check "help analyze exits 0 with analyze's usage" eval 'rc_is 0 && out_has "castscope analyze" && out_has "--session-gap"'

@@ -11,6 +11,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export CASTSCOPE="${CASTSCOPE:-.build/release/castscope}"
+# The expected outputs are laid out for a pipe: COLUMNS would make analyze fit a terminal.
+unset COLUMNS
 update=0
 [ "${1:-}" = "--update" ] && update=1
 list=Tests/golden/TESTLIST

@@ -11,6 +11,9 @@
 # Installs nothing: `make html` (part of `make test`) installs chromium first.
 # Usage: Tests/html/check.sh [--screenshot-to FILE]   (FILE: where to copy the screenshot of
 # captures/multi-device.pcap's report, e.g. docs/report-screenshot.png)
+# Then, for every captures/*.pcap (and those under $HTML_LAYOUT_DIR when set), it lays the
+# report out in a 1280 px window and checks that tables and chart labels fit, uncut, and that
+# the page names no local directory.
 # Prints one line per check, then `html: N passed, M failed`; exits 1 on any failure.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -179,9 +182,74 @@ PY
     if [ "$name" = multi-device ] && [ -n "$SCREENSHOT_TO" ] && [ -s "$png" ]; then cp "$png" "$SCREENSHOT_TO"; fi
 }
 
+# check_layout FILE...: the report of each capture, laid out by chromium in a 1280 px window
+# (a copy of the page without its Content-Security-Policy and with a measuring script added):
+# no table wider than its box (no horizontal scrolling), the page no wider than the window,
+# every chart label inside its SVG and whole (not shortened with "…"), and no local path.
+check_layout() {
+    local f name html probe dom verdict
+    for f in "$@"; do
+        name=$(basename "$f")
+        html="$WORK/layout-$name.html"
+        probe="$WORK/layout-$name.probe.html"
+        dom="$WORK/layout-$name.dom.html"
+        if ! "$BIN" report "$f" --format html -o "$html" 2>> "$WORK/castscope.log"; then
+            fail "layout $name: castscope report failed"
+            continue
+        fi
+        python3 - "$html" "$probe" << 'PY'
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+page = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page)
+probe = """<script>
+const problems = [];
+if (document.documentElement.scrollWidth > window.innerWidth)
+  problems.push("page " + document.documentElement.scrollWidth + " px wide");
+document.querySelectorAll("div.scroll").forEach((d, i) => {
+  if (d.scrollWidth > d.clientWidth + 1) problems.push("table " + i + " " + d.scrollWidth + " px in " + d.clientWidth);
+});
+document.querySelectorAll("svg").forEach(svg => {
+  const w = svg.viewBox.baseVal.width;
+  svg.querySelectorAll("text.label").forEach(t => {
+    const b = t.getBBox();
+    if (b.x < 0 || b.x + b.width > w) problems.push("label outside its chart: " + t.textContent);
+    if (t.lastChild && t.lastChild.textContent.endsWith("\u2026")) problems.push("label cut: " + t.textContent);
+  });
+});
+const pre = document.createElement("pre");
+pre.id = "layout";
+pre.textContent = problems.length ? problems.join("; ") : "fits";
+document.body.appendChild(pre);
+</script>"""
+open(sys.argv[2], "w", encoding="utf-8").write(page.replace("</body>", probe + "</body>"))
+PY
+        browse --window-size=1280,2000 --dump-dom "file://$probe" > "$dom"
+        verdict=$(sed -n 's/.*<pre id="layout">\([^<]*\)<\/pre>.*/\1/p' "$dom")
+        if [ "$verdict" = fits ]; then
+            pass "layout $name: tables and labels fit 1280 px"
+        else
+            fail "layout $name: ${verdict:-no measurement}"
+        fi
+        if grep -qF "$(dirname "$(realpath "$f")")" "$html"; then
+            fail "layout $name: the page holds the capture's directory"
+        else
+            pass "layout $name: no local path in the page"
+        fi
+    done
+}
+
 check_capture multi-device "Downstairs|Kitchen Speaker|Bedroom TV" "192.0.2.10"
 check_capture goodbye "Living Room TV" "192.0.2.10"
 check_capture client-isolation "" "192.0.2.10|192.0.2.5"
+# Every capture here, and the captures in $HTML_LAYOUT_DIR (e.g. the external real captures)
+# when set; the files are given by absolute path so that a leaked directory would show.
+layout_files=()
+for f in captures/*.pcap; do layout_files+=("$PWD/$f"); done
+if [ -n "${HTML_LAYOUT_DIR:-}" ]; then
+    while IFS= read -r f; do layout_files+=("$(realpath "$f")"); done \
+        < <(find "$HTML_LAYOUT_DIR" -name '*.pcap*' | sort)
+fi
+check_layout "${layout_files[@]}"
 
 # The usage rules: HTML needs -o; -o - writes to standard output; a missing file is 66; an
 # unwritable output 73.

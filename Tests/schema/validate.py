@@ -420,7 +420,40 @@ def check_addresses(doc):
     return problems
 
 
+def check_verdict(doc):
+    """The verdict agrees with the findings and the unreadable files (docs/json-schema.md)."""
+    v = doc.get("verdict")
+    if not isinstance(v, dict):
+        return []  # the schema reports it
+    problems = []
+    counts = {"errors": "error", "warnings": "warning", "notes": "info"}
+    for key, severity in counts.items():
+        n = sum(1 for f in items(doc, "findings") if f.get("severity") == severity)
+        if v.get(key) != n:
+            problems.append("verdict.%s is %r, the findings have %d" % (key, v.get(key), n))
+    unreadable = items(doc, "unreadable")
+    if v.get("unreadable") != len(unreadable):
+        problems.append("verdict.unreadable is %r, unreadable[] has %d" % (v.get("unreadable"), len(unreadable)))
+    errors = sum(1 for f in items(doc, "findings") if f.get("severity") == "error")
+    warnings = sum(1 for f in items(doc, "findings") if f.get("severity") == "warning")
+    status = "fail" if errors else "warn" if warnings or unreadable else "ok"
+    if v.get("status") != status:
+        problems.append("verdict.status is %r, expected %r" % (v.get("status"), status))
+    tag = {"fail": "FAIL: ", "warn": "WARN: ", "ok": "OK: "}[status]
+    headline = v.get("headline")
+    if not isinstance(headline, str) or not headline.startswith(tag):
+        problems.append("verdict.headline %r does not start with %r" % (headline, tag))
+    elif "\n" in headline or "\u2026" in headline:
+        problems.append("verdict.headline is wrapped or cut: %r" % headline)
+    else:
+        for u in unreadable:
+            if isinstance(u, dict) and u.get("file") and u["file"] not in headline:
+                problems.append("verdict.headline does not name the unreadable %r" % u["file"])
+    return problems
+
+
 SEMANTIC_CHECKS = [
+    ("verdict", check_verdict),
     ("references", check_references),
     ("frames", check_frames),
     ("counts", check_counts),
@@ -458,8 +491,10 @@ def check_document(tally, validator, label, doc):
 # ---------------------------------------------------------------------------------------------
 
 
-def run_analyze(tally, label, arguments, files, merged):
-    """Runs castscope; reports the run itself; returns the document or None."""
+def run_analyze(tally, label, arguments, files, merged, missing=()):
+    """Runs castscope; reports the run itself; returns the document or None. `missing` are
+    files among `files` that do not exist: they must be in `unreadable`, not in `captures`,
+    and the exit status must be 66."""
     command = [BINARY, "analyze", "--format", "json"] + arguments + files
     try:
         p = subprocess.run(command, cwd=ROOT, capture_output=True, timeout=600)
@@ -467,7 +502,7 @@ def run_analyze(tally, label, arguments, files, merged):
         tally.report(False, "run %s" % label, "%s: %s" % (" ".join(command), e))
         return None
     problems = []
-    if p.returncode != 0:
+    if p.returncode != (66 if missing else 0):
         problems.append("exit status %d: %s" % (p.returncode, p.stderr.decode("utf-8", "replace").strip()[:300]))
     try:
         text = p.stdout.decode("utf-8")
@@ -479,8 +514,12 @@ def run_analyze(tally, label, arguments, files, merged):
         problems.append("output does not end with a newline after the object")
     if isinstance(doc, dict):
         caps = [c.get("file") for c in items(doc, "captures")]
-        if caps != files:
-            problems.append("captures[].file %r != the files given %r" % (caps, files))
+        read = [f for f in files if f not in missing]
+        if caps != read:
+            problems.append("captures[].file %r != the files read %r" % (caps, read))
+        unread = [u.get("file") for u in items(doc, "unreadable")]
+        if unread != list(missing):
+            problems.append("unreadable[].file %r != the missing files %r" % (unread, list(missing)))
         if doc.get("merged") is not merged:
             problems.append("merged is %r, expected %r" % (doc.get("merged"), merged))
     else:
@@ -524,6 +563,11 @@ def default_runs(tally, validator):
         doc = run_analyze(tally, "merge", ["--merge"], chronological, True)
         if doc is not None:
             check_document(tally, validator, "merge", doc)
+        # A file that cannot be opened among others: listed in unreadable, named by the verdict.
+        absent = "captures/no-such-capture.pcap"
+        doc = run_analyze(tally, "missing-file", [], [captures[0], absent], False, missing=(absent,))
+        if doc is not None:
+            check_document(tally, validator, "missing-file", doc)
     example = docs_example()
     if example is None:
         tally.report(False, "docs example", "no ```json block in %s" % os.path.relpath(DOC_PATH, ROOT))
@@ -583,6 +627,15 @@ def mutations(doc):
     return [
         ("drop top-level key responses", "schema", delete("responses")),
         ("drop top-level key findings", "schema", delete("findings")),
+        ("drop top-level key verdict", "schema", delete("verdict")),
+        ("drop top-level key unreadable", "schema", delete("unreadable")),
+        ("bad enum: verdict.status good", "schema", set_path("verdict", "status", "good")),
+        ("verdict.status ok with an error finding", "verdict",
+         lambda d: (add_finding("error")(d), d["verdict"].update(errors=d["verdict"]["errors"] + 1))),
+        ("verdict.warnings off by one", "verdict", set_path("verdict", "warnings", doc["verdict"]["warnings"] + 1)),
+        ("verdict.headline cut", "verdict", set_path("verdict", "headline", doc["verdict"]["headline"][:8] + "\u2026")),
+        ("unreadable file not counted by the verdict", "verdict",
+         lambda d: d["unreadable"].append({"file": "gone.pcap", "error": "cannot open"})),
         ("drop captures[0].linkType", "schema", delete("captures", 0, "linkType")),
         ("drop devices[0].friendlyName", "schema", delete("devices", 0, "friendlyName")),
         ("drop clients[0].legacyUnicast", "schema", delete("clients", 0, "legacyUnicast")),

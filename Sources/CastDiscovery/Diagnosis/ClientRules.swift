@@ -12,7 +12,7 @@ extension Diagnosis {
             return [
                 Finding(
                     code: .queriesUnanswered, severity: .error,
-                    title: "\(c.address) asked for Cast devices \(queries) times and got no answer",
+                    title: "\(c.address) asked for Cast devices \(Wording.times(queries)) and got no answer",
                     detail: "No Cast device answered or announced itself anywhere in the capture: the "
                         + "queries (\(queryNames(c.queries))) met silence. Typical causes: multicast blocked "
                         + "or IGMP-snooped away on the access point or switch, client isolation on the "

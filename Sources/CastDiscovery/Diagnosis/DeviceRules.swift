@@ -59,7 +59,7 @@ extension Diagnosis {
             code: .deviceExpired, severity: .warning,
             title: "\(name) went silent: its records expired without a goodbye",
             detail: "Last heard at \(clock(d.lastSeen)); its shortest TTL is \(ttl) s, the capture "
-                + "went on \(Int(silent)) s longer, and "
+                + "went on \(Wording.duration(milliseconds: silent * 1000)) longer, and "
                 + "\(Wording.count(unanswered.count, "query", "queries")) after that got no "
                 + "answer from it. Caches drop it now. Typical causes: IGMP snooping ages out the "
                 + "device's multicast membership, or it lost power or network.",

@@ -20,36 +20,41 @@ extension Diagnosis {
             DropCounter(count: \.devicesEvicted) { n, _, _ in
                 "\(Wording.count(n, "incomplete device")) (never seen with SRV or TXT) forgotten to make room"
             },
-            DropCounter(count: \.clients) { n, c, option in "\(n) packets from clients beyond \(c.clients) \(option)" },
-            DropCounter(count: \.names) { n, c, option in
-                "\(n) records whose names did not fit in \(c.names) \(option)"
+            DropCounter(count: \.clients) { n, c, option in
+                "\(Wording.count(n, "packet")) from clients beyond \(c.clients) \(option)"
             },
-            DropCounter(count: \.hosts) { n, c, _ in "\(n) address records of hosts beyond \(c.hosts)" },
-            DropCounter(count: \.dialDevices) { n, c, _ in "\(n) DIAL answers from devices beyond \(c.dialDevices)" },
+            DropCounter(count: \.names) { n, c, option in
+                "\(Wording.count(n, "record")) whose names did not fit in \(c.names) \(option)"
+            },
+            DropCounter(count: \.hosts) { n, c, _ in "\(Wording.count(n, "address record")) of hosts beyond \(c.hosts)"
+            },
+            DropCounter(count: \.dialDevices) { n, c, _ in
+                "\(Wording.count(n, "DIAL answer")) from devices beyond \(c.dialDevices)"
+            },
             DropCounter(count: \.fragments) { n, _, option in
-                "\(n) fragmented datagrams abandoned by the reassembly limits \(option)"
+                "\(Wording.count(n, "fragmented datagram")) abandoned by the reassembly limits \(option)"
             },
             DropCounter(count: \.sessions) { n, c, option in
-                "\(n) discovery sessions stopped taking responses to keep \(c.sessions) at once \(option)"
+                "\(Wording.count(n, "discovery session")) stopped taking responses to keep \(c.sessions) at once \(option)"
             },
             DropCounter(count: \.finishedSessions) { n, _, _ in
-                "\(n) finished discovery sessions beyond \(TrackerLimits.maximumFinishedSessions) in all"
+                "\(Wording.count(n, "finished discovery session")) beyond \(TrackerLimits.maximumFinishedSessions) in all"
             },
             DropCounter(count: \.queries) { n, c, option in
-                "\(n) queries beyond \(c.rows) in the per-query table \(option)"
+                "\(Wording.count(n, "query", "queries")) beyond \(c.rows) in the per-query table \(option)"
             },
             DropCounter(count: \.pairs) { n, c, option in
-                "\(n) client × device updates beyond \(c.pairs) pairs \(option): those responses and "
+                "\(Wording.count(n, "client × device update")) beyond \(c.pairs) pairs \(option): those responses and "
                     + "session progress were not counted"
             },
             DropCounter(count: \.latencyRows) { n, c, option in
-                "\(n) latency rows (session × device) beyond \(c.rows) \(option)"
+                "\(Wording.count(n, "latency row")) (session × device) beyond \(c.rows) \(option)"
             },
             DropCounter(count: \.responseRows) { n, c, option in
-                "\(n) response rows (client × device) beyond \(c.rows) \(option)"
+                "\(Wording.count(n, "response row")) (client × device) beyond \(c.rows) \(option)"
             },
             DropCounter(count: \.queryListEntries) { n, _, _ in
-                "\(n) device ids beyond \(QueryOutcome.maximumDevicesListed) in one query's answered, "
+                "\(Wording.count(n, "device id")) beyond \(QueryOutcome.maximumDevicesListed) in one query's answered, "
                     + "suppressed or missed list"
             },
         ]
@@ -69,7 +74,7 @@ extension Diagnosis {
         if drops.findings > 0 {
             let codes = notListed.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) \($0.key)" }
             parts.append(
-                "\(drops.findings) findings beyond \(maximumFindingsPerCode) of one kind not listed "
+                "\(Wording.count(drops.findings, "finding")) beyond \(maximumFindingsPerCode) of one kind not listed "
                     + "(\(codes.joined(separator: ", ")))")
         }
         return Finding(

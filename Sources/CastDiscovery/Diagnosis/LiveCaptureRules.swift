@@ -6,7 +6,8 @@ extension Diagnosis {
         guard let dropped = context.inputs.packetsDropped, dropped.kernel + dropped.interface > 0 else { return nil }
         return Finding(
             code: .packetsDropped, severity: .warning,
-            title: "\(dropped.kernel + dropped.interface) packets were dropped during the capture",
+            title: Wording.count(Int(clamping: dropped.kernel + dropped.interface), "packet")
+                + (dropped.kernel + dropped.interface == 1 ? " was" : " were") + " dropped during the capture",
             detail: "The kernel dropped \(dropped.kernel) and the interface \(dropped.interface) packets "
                 + "(pcap_stats) because they were not read fast enough: some discovery traffic may be "
                 + "missing from this analysis.",

@@ -10,8 +10,9 @@ extension Diagnosis {
         let ssdp = context.ssdpPackets
         return Finding(
             code: .noMDNSTraffic, severity: .error, title: "No mDNS traffic at all in the capture",
-            detail: "Not one UDP packet to or from port 5353 in \(r.captures.map(\.packets).reduce(0, +)) "
-                + "frames" + (ssdp > 0 ? " (there are \(ssdp) SSDP packets)." : ".")
+            detail: "Not one UDP packet to or from port 5353 in "
+                + Wording.count(r.captures.map(\.packets).reduce(0, +), "frame")
+                + (ssdp > 0 ? " (there \(ssdp == 1 ? "is" : "are") \(Wording.count(ssdp, "SSDP packet")))." : ".")
                 + " Either the capture was taken on the wrong interface or with a filter that drops mDNS, "
                 + "or nothing on this network speaks mDNS.",
             advice: "Capture on the interface the sender uses for the LAN (not a VPN, cellular or Docker "

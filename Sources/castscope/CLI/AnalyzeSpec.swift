@@ -70,7 +70,7 @@ extension AnalyzeCommand.Options: CaptureInput {
 extension AnalyzeCommand.Format: ChoiceValue {
     var help: String {
         switch self {
-        case .text: "Tables for a terminal (default; fits 100 columns)."
+        case .text: "Tables and findings (default): fitted to COLUMNS or the terminal, nothing cut."
         case .json: "The documented JSON contract, schema version 1 (docs/json-schema.md)."
         case .markdown: "Tables that paste well into an issue tracker."
         }
