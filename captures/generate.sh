@@ -45,7 +45,7 @@ ALL_CAPTURES=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented
               legacy-unicast dial-ssdp client-isolation own-queries-dropped reflector
               no-cast-queries no-mdns app-id-unanswered incomplete-resolution
               txt-missing-fn device-expired slow-response duplicate-name
-              address-changed query-storm repeater)
+              address-changed query-storm repeater cached-address)
 
 # --- fixed identities -------------------------------------------------------
 CC_HOST=3f5d6b2a-8c91-4e07-b2d4-6a1f0c9e7d35      # "Living Room TV" (Chromecast)
@@ -689,6 +689,31 @@ cap_repeater() {
   sleep 5 # avahi's probing/announcing (and the repeats of it) are over
   capture_browse repeater
   show_log repeater
+}
+
+cap_cached-address() {
+  # A conforming answer that leaves out a record the sender already has: the
+  # sender (rfc_browser.py) listens, the responder (tools/hand_responder.py
+  # --announce-address, on SIGUSR1) multicasts its A record alone, the sender
+  # queries 0.6 s after it started, and the answer, sent less than 1 s after
+  # the A, is PTR+SRV+TXT only (RFC 6762 §6 rate limit, §7.4; avahi does the
+  # same). The device is resolved by that answer: the A is in the sender's
+  # cache, and it asks no A question.
+  lan v4
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  spawn dev1 ${NSP}-dev1 "$PY" "$TOOLS/hand_responder.py" --spec "$TOOLS/zc/living-room-tv.json" \
+    --ip $CC4 --mode full --delay 0.1 --announce-address
+  wait_log dev1 "ready" 10
+  start_capture ${NSP}-sender eth0 cached-address
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/rfc_browser.py" --ip $SENDER4 --duration 3 --first-query 0.6
+  wait_log browser "browsing" 10
+  kill -USR1 "${PID[dev1]}"
+  wait_log dev1 "announced A" 5
+  finish browser 20
+  stop dev1 INT
+  stop_capture cached-address
+  show_log browser
+  show_log dev1
 }
 
 # --- main -------------------------------------------------------------------

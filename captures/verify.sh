@@ -229,6 +229,19 @@ v_incomplete-resolution() {
   expect "every response is a lone PTR" $f 'dns.flags.response==1 && !(dns.count.answers==1 && dns.resp.type==12)' -eq 0
 }
 
+v_cached-address() {
+  local f=cached-address.pcap
+  encap $f Ethernet
+  expect "device announces its A record alone" $f 'ip.src==192.0.2.21 && dns.flags.response==1 && dns.count.answers==1 && dns.resp.type==1 && dns.count.add_rr==0' -eq 1
+  expect "sender PTR query" $f 'ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.name=="_googlecast._tcp.local"' -ge 1
+  expect "answer with PTR, SRV and TXT" $f "ip.src==192.0.2.21 && dns.ptr.domain_name==\"$CC\" && dns.resp.type==33 && dns.resp.type==16" -eq 1
+  expect "no answer carries the A again" $f 'ip.src==192.0.2.21 && dns.resp.type==12 && dns.resp.type==1' -eq 0
+  expect "the sender never asks for the A" $f 'ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.type==1' -eq 0
+  local d
+  d=$(tshark -r $f -Y 'dns.flags.response==1 && ip.src==192.0.2.21' -T fields -e frame.time_relative 2>/dev/null | awk 'NR==1{a=$1} NR==2{printf "%.3f", $1-a}')
+  holds 'd > 0 && d < 1' d="$d" && ok "answer $d s after the A (< 1 s)" || bad "answer $d s after the A, want < 1 s"
+}
+
 v_txt-missing-fn() {
   local f=txt-missing-fn.pcap keys
   encap $f Ethernet
@@ -326,7 +339,7 @@ v_repeater() {
 
 ALL=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented legacy-unicast dial-ssdp client-isolation own-queries-dropped reflector
      no-cast-queries no-mdns app-id-unanswered incomplete-resolution txt-missing-fn device-expired slow-response
-     duplicate-name address-changed query-storm repeater)
+     duplicate-name address-changed query-storm repeater cached-address)
 want=("$@")
 ((${#want[@]})) || want=("${ALL[@]}")
 for c in "${want[@]}"; do

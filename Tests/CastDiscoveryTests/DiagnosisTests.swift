@@ -120,7 +120,7 @@ struct DiagnosisTests {
             ("own-queries-dropped.pcap", ["CLIENT_NOT_ANSWERED"]), ("ipv6.pcap", ["NO_IPV4_ADDRESS"]),
             ("dial-ssdp.pcap", ["DIAL_ONLY"]), ("reflector.pcap", ["CROSS_SUBNET"]),
             ("repeater.pcap", ["REFLECTED_TRAFFIC"]),
-            ("goodbye.pcap", []), ("legacy-unicast.pcap", []),
+            ("goodbye.pcap", []), ("legacy-unicast.pcap", []), ("cached-address.pcap", []),
         ])
     func exactly(name: String, codes: [String]) throws {
         let r = try S.report(name)

@@ -17,6 +17,12 @@ exists to make faulty devices on purpose:
                     A (cache-flush, 120).
   --delay S         wait S seconds after the query before answering
                     (0.7 -> SLOW_RESPONSE).
+  --announce-address
+                    on SIGUSR1, multicast the A record alone (an announcement),
+                    and leave the A out of any answer sent less than 1 s after
+                    the A was last multicast (RFC 6762 §6 rate limit, §7.4
+                    duplicate-answer suppression, as avahi does): the answer is
+                    PTR+SRV+TXT and the sender already has the A.
 
 Known-answer suppression (RFC 6762 §7.1) is honoured: a query that lists our
 PTR with at least half its TTL left is not answered.  Queries from a port
@@ -55,7 +61,11 @@ def parse_query(buf):
     return flags, questions, answers
 
 
-def build_response(svc, instance, host, ip, mode, ptr_ttl):
+def address_record(host, ip):
+    return dnswire.rr(host, T_A, CACHE_FLUSH | CLASS_IN, 120, socket.inet_aton(ip))
+
+
+def build_response(svc, instance, host, ip, mode, ptr_ttl, with_address=True):
     """The one response this device sends: AN = PTR; in full mode AR = TXT, SRV, A (cache-flush)."""
     answer = dnswire.rr(BASE, T_PTR, CLASS_IN, ptr_ttl, dnswire.encode_name(instance))
     additionals = []
@@ -63,8 +73,9 @@ def build_response(svc, instance, host, ip, mode, ptr_ttl):
         additionals = [
             dnswire.rr(instance, T_TXT, CACHE_FLUSH | CLASS_IN, 4500, dnswire.txt_rdata(svc.get("txt", []))),
             dnswire.rr(instance, T_SRV, CACHE_FLUSH | CLASS_IN, 120, dnswire.srv_rdata(svc["port"], host)),
-            dnswire.rr(host, T_A, CACHE_FLUSH | CLASS_IN, 120, socket.inet_aton(ip)),
         ]
+        if with_address:
+            additionals.append(address_record(host, ip))
     return dnswire.message(flags=dnswire.FLAGS_RESPONSE, answers=[answer], additionals=additionals)
 
 
@@ -75,6 +86,8 @@ def main():
     ap.add_argument("--mode", choices=["ptr-only", "full"], default="full")
     ap.add_argument("--delay", type=float, default=0.06, help="seconds between query and answer")
     ap.add_argument("--ptr-ttl", type=int, default=120)
+    ap.add_argument("--announce-address", action="store_true",
+                    help="multicast the A record on SIGUSR1; leave it out of answers within 1 s of that")
     ap.add_argument("--duration", type=float, default=0, help="seconds to run (0 = until SIGINT/SIGTERM)")
     args = ap.parse_args()
 
@@ -84,7 +97,8 @@ def main():
     host = spec["host"].rstrip(".")
     instance = f"{svc['instance']}.{BASE}"
     response = build_response(svc, instance, host, args.ip, args.mode, args.ptr_ttl)
-    n_additionals = dnswire.unpack_header(response)[5]
+    without_address = build_response(svc, instance, host, args.ip, args.mode, args.ptr_ttl, with_address=False)
+    last_address = [float("-inf")]  # when the A record was last multicast
 
     s = dnswire.open_mdns_socket(args.ip, multicast_ttl=255, unicast_ttl=255, loop=False)
 
@@ -96,12 +110,34 @@ def main():
 
     def send(qdesc):
         with lock:
-            s.sendto(response, (GROUP, PORT))
-        log(f"answered {qdesc} ({args.mode}, {len(response)} bytes, AN=1 AR={n_additionals})")
+            now = time.time()
+            # RFC 6762 §6: a record is multicast at most once a second; the sender has it.
+            recent = args.announce_address and now - last_address[0] < 1.0
+            message = without_address if recent else response
+            s.sendto(message, (GROUP, PORT))
+            if args.mode == "full" and not recent:
+                last_address[0] = now
+        n_additionals = dnswire.unpack_header(message)[5]
+        note = f", A left out: multicast {now - last_address[0]:.3f} s ago" if recent else ""
+        log(f"answered {qdesc} ({args.mode}, {len(message)} bytes, AN=1 AR={n_additionals}{note})")
 
+    def announce_address():
+        with lock:
+            s.sendto(dnswire.message(flags=dnswire.FLAGS_RESPONSE, answers=[address_record(host, args.ip)]),
+                     (GROUP, PORT))
+            last_address[0] = time.time()
+        log(f"announced A {host} -> {args.ip}")
+
+    if args.announce_address:
+        # Sent from the main loop's thread: a signal handler only asks for it.
+        announce = threading.Event()
+        signal.signal(signal.SIGUSR1, lambda *_: announce.set())
     log(f"ready: {instance} host={host} ip={args.ip} mode={args.mode} delay={args.delay}s")
     t_end = time.time() + args.duration if args.duration > 0 else None
     while not stop.is_set() and (t_end is None or time.time() < t_end):
+        if args.announce_address and announce.is_set():
+            announce.clear()
+            announce_address()
         try:
             data, src = s.recvfrom(9000)
         except socket.timeout:

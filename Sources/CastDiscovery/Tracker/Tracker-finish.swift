@@ -179,7 +179,9 @@ extension DiscoveryTracker {
         for key in keys {
             let p = s.progress(key) ?? SessionProgress()
             if let a = p.firstAnswer, first == nil || a.time < first!.time { first = a }
-            var parts: [(time: Timestamp, frame: FrameRef)] = []
+            // Resolved when the client had all four: the PTR answer too, which may be the last
+            // to arrive when the rest was already in its cache.
+            var parts: [(time: Timestamp, frame: FrameRef)] = p.firstAnswer.map { [$0] } ?? []
             var missing: [String] = []
             if let srv = p.srv { parts.append((srv.time, srv.frame)) } else { missing.append("SRV") }
             if let txt = p.txt { parts.append(txt) } else { missing.append("TXT") }

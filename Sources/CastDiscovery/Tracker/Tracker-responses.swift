@@ -79,14 +79,16 @@ extension DiscoveryTracker {
                 let target = names.name(host)
                 guard let slot = touchInstance(k.owner, packet: packet, frame: frame) else { continue }
                 instances[slot].noteSRV(ttl: ttl, target: target, host: host, port: k.port)
+                instances[slot].srvCache.note(ttl: ttl, target: host, packet: packet, frame: frame)
             case .txt:
                 if events, !touched.contains(k.owner) { touched.append(k.owner) }
                 guard let slot = touchInstance(k.owner, packet: packet, frame: frame) else { continue }
                 instances[slot].noteTXT(ttl: ttl, k.txt)
+                instances[slot].txtCache.note(ttl: ttl, target: nil, packet: packet, frame: frame)
             case .a, .aaaa:
                 guard let address = k.address else { continue }
                 if events, !hostsTouched.contains(k.owner) { hostsTouched.append(k.owner) }
-                addAddress(address, host: k.owner, ttl: ttl, frame: frame)
+                addAddress(address, host: k.owner, ttl: ttl, packet: packet, frame: frame)
             default:
                 continue
             }
@@ -95,7 +97,7 @@ extension DiscoveryTracker {
         let window = options.responseWindowNanoseconds
         for index in sessionClients where canReceive(packet, client: clientAddresses[index]) {
             let dropped = clients[index].receive(keyed, time: now, frame: frame, window: window, budget: &pairBudget)
-            drops.pairs += dropped
+            drops.pairs += dropped + recallCached(keyed, client: index, at: now)
         }
         if events { emitDeviceEvents(touched: touched, hostsTouched: hostsTouched, time: now, frame: frame) }
     }
@@ -152,7 +154,9 @@ extension DiscoveryTracker {
 
     /// An address record of host `key`, creating the host on first sight (unless the table is
     /// full).
-    mutating func addAddress(_ address: IPAddress, host key: NameID, ttl: UInt32, frame: FrameRef) {
+    mutating func addAddress(
+        _ address: IPAddress, host key: NameID, ttl: UInt32, packet: DiscoveryPacket, frame: FrameRef
+    ) {
         if key.index >= hostSlot.count {
             hostSlot.append(contentsOf: repeatElement(-1, count: names.count - hostSlot.count))
         }
@@ -167,6 +171,7 @@ extension DiscoveryTracker {
             hosts.append(HostState())
         }
         hosts[slot].note(address, ttl: ttl, frame: frame)
+        hosts[slot].addressCache.note(ttl: ttl, target: nil, packet: packet, frame: frame)
     }
 
     /// Whether `client` could receive `packet`: unicast to it, or multicast in its address
