@@ -162,6 +162,7 @@ extension Device {
         port = p.port
         addresses = p.addresses.sorted()
         appIDs = p.appIDs.sorted()
+        mediaCriterion = p.browseNames.contains { CastName(DNSName($0)) == .mediaCriterion }
         txt = (p.txt?.entries ?? []).map { ($0.key, $0.value ?? "") }
         firstSeen = p.firstSeen
         lastSeen = p.lastSeen
@@ -245,5 +246,7 @@ extension Client {
         case (let a?, let b?): followsDoubling = a && b
         }
         sessions += o.sessions
+        mediaCriterionQueried = mediaCriterionQueried || o.mediaCriterionQueried
+        mediaCriterionAnswered = mediaCriterionAnswered || o.mediaCriterionAnswered
     }
 }

@@ -125,8 +125,10 @@ public struct Device: Hashable, Sendable {
     public var port: Int?
     /// Every IPv4/IPv6 address of the SRV host (then of DIAL), sorted, IPv4 first.
     public var addresses: [IPAddress]
-    /// App IDs it answered for (subtype PTRs), sorted.
+    /// App IDs it answered for (subtype PTRs), sorted; never the media criterion.
     public var appIDs: [String]
+    /// Whether it answered under the media criterion subtype (``CastName/mediaCriterion``).
+    public var mediaCriterion = false
     /// Every TXT key=value, in wire order (keys without `=` have an empty value).
     public var txt: [(key: String, value: String)]
     public var firstSeen: Timestamp
@@ -204,6 +206,11 @@ public struct Client: Hashable, Sendable {
     public var followsDoubling: Bool?
     /// Discovery sessions started.
     public var sessions: Int
+    /// Whether it asked the media criterion subtype (``CastName/mediaCriterion``), which is not
+    /// among `appIDsQueried`.
+    public var mediaCriterionQueried = false
+    /// Whether an answer under the media criterion reached it (or it listed one as known).
+    public var mediaCriterionAnswered = false
 }
 
 /// The latency of one device for one discovery session of one client.

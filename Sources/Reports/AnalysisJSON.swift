@@ -151,6 +151,7 @@ public enum AnalysisJSON {
         w.int(d.port, "port")
         strings(d.addresses.map(\.description), "addresses", &w)
         strings(d.appIDs, "appIds", &w)
+        w.bool(d.mediaCriterion, "mediaCriterion")
         w.beginObject("txt")
         for (k, v) in d.txt { w.string(v, k) }
         w.endObject()
@@ -194,6 +195,7 @@ public enum AnalysisJSON {
         w.int(c.quQuestions, "quQuestions")
         w.int(c.qmQuestions, "qmQuestions")
         strings(c.appIDsQueried, "appIdsQueried", &w)
+        w.bool(c.mediaCriterionQueried, "mediaCriterion")
         w.string(c.firstQuery.map(TimeFormat.rfc3339Micro), "firstQuery")
         w.string(c.lastQuery.map(TimeFormat.rfc3339Micro), "lastQuery")
         frame(c.firstQueryFrame, "firstQueryFrame", &w)

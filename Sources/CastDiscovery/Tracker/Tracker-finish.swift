@@ -163,7 +163,10 @@ extension DiscoveryTracker {
                     ).sorted(),
                     serviceTypeAnswered: serviceType.map { c.namesAnswered.contains($0) } ?? false,
                     intervalsMs: c.intervals, followsDoubling: c.intervalCount < 2 ? nil : !c.doublingViolated,
-                    sessions: c.sessionCount),
+                    sessions: c.sessionCount, mediaCriterionQueried: c.mediaCriterion,
+                    mediaCriterionAnswered: c.namesAnswered.members.contains { key in
+                        CastName(names.name(key)) == .mediaCriterion
+                    }),
                 intervalCount: c.intervalCount)
         }
         return TimelineResult(
