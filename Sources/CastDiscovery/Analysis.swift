@@ -163,6 +163,7 @@ extension Device {
         addresses = p.addresses.sorted()
         appIDs = p.appIDs.sorted()
         mediaCriterion = p.browseNames.contains { CastName(DNSName($0)) == .mediaCriterion }
+        instanceSpans = p.instanceSpans.sorted { $0.firstSeen < $1.firstSeen }
         txt = (p.txt?.entries ?? []).map { ($0.key, $0.value ?? "") }
         firstSeen = p.firstSeen
         lastSeen = p.lastSeen

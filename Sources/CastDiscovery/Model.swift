@@ -153,6 +153,9 @@ public struct Device: Hashable, Sendable {
     public var leftFrame: FrameRef?
     /// DIAL details, when found or merged through SSDP.
     public var dial: DIALInfo?
+    /// When each of its instance names was alive (mDNS only), in the order seen: two alive at
+    /// once are a name conflict, one after the other are not.
+    public var instanceSpans: [InstanceSpan] = []
 
     public static func == (a: Device, b: Device) -> Bool {
         a.id == b.id && a.instances == b.instances && a.addresses == b.addresses && a.firstSeen == b.firstSeen
@@ -164,6 +167,29 @@ public struct Device: Hashable, Sendable {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(id)
         hasher.combine(instances)
+    }
+}
+
+/// When one instance name of a device was alive: from its first record until its goodbye, or
+/// until its last PTR record's TTL ran out.
+public struct InstanceSpan: Hashable, Sendable {
+    /// The instance label.
+    public var instance: String
+    public var firstSeen: Timestamp
+    /// Its goodbye, or its last record plus the PTR TTL.
+    public var aliveUntil: Timestamp
+    public var firstFrame: FrameRef
+
+    public init(instance: String, firstSeen: Timestamp, aliveUntil: Timestamp, firstFrame: FrameRef) {
+        self.instance = instance
+        self.firstSeen = firstSeen
+        self.aliveUntil = aliveUntil
+        self.firstFrame = firstFrame
+    }
+
+    /// Whether the two were alive at the same moment.
+    public func overlaps(_ other: InstanceSpan) -> Bool {
+        firstSeen < other.aliveUntil && other.firstSeen < aliveUntil
     }
 }
 

@@ -25,6 +25,8 @@ public struct TimelineResult: Sendable {
         var sources: Set<IPAddress>
         var addressFrames: [(address: IPAddress, frame: FrameRef)]
         var sourceFrames: [(address: IPAddress, frame: FrameRef)]
+        /// When each of its instance names was alive (every instance of every timeline).
+        var instanceSpans: [InstanceSpan] = []
     }
 
     struct ClientPart {
@@ -86,5 +88,6 @@ extension TimelineResult.DevicePart {
         }
         for (type, values) in other.ttls { ttls[type, default: []].formUnion(values) }
         sources.formUnion(other.sources)
+        instanceSpans += other.instanceSpans
     }
 }

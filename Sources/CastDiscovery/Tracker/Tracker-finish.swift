@@ -27,7 +27,11 @@ extension DiscoveryTracker {
             if let host {
                 for (type, values) in host.ttls { ttls[type, default: []].formUnion(values) }
             }
-            let part = TimelineResult.DevicePart(
+            // Alive until its goodbye, or until the last PTR's TTL (120 s when none was kept).
+            let ttl = Int64(i.ptrTTL ?? i.srvTTLs.filter { $0 > 0 }.min() ?? 120)
+            let until =
+                i.leftAt ?? Timestamp(seconds: i.lastSeen.seconds + ttl, nanoseconds: Int64(i.lastSeen.nanoseconds))
+            var part = TimelineResult.DevicePart(
                 id: id, instances: [i.label], txt: i.txt, host: i.srvTarget?.description, port: i.srvPort.map(Int.init),
                 addresses: host?.addresses ?? [], appIDs: i.appIDs,
                 browseNames: Set(i.browseNames.map { names.name($0).description }), firstSeen: i.firstSeen,
@@ -36,6 +40,9 @@ extension DiscoveryTracker {
                 addressFrames: host.map { h in zip(h.addresses, h.addressFrames).map { (address: $0.0, frame: $0.1) } }
                     ?? [],
                 sourceFrames: i.sourceFrames)
+            part.instanceSpans = [
+                InstanceSpan(instance: i.label, firstSeen: i.firstSeen, aliveUntil: until, firstFrame: i.firstFrame)
+            ]
             if let index = partIndex[id] {
                 parts[index].absorb(part)
             } else {
