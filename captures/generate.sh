@@ -45,7 +45,8 @@ ALL_CAPTURES=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented
               legacy-unicast dial-ssdp client-isolation own-queries-dropped reflector
               no-cast-queries no-mdns app-id-unanswered incomplete-resolution
               txt-missing-fn device-expired slow-response duplicate-name
-              address-changed query-storm repeater cached-address)
+              address-changed query-storm repeater cached-address
+              local-name-dns)
 
 # --- fixed identities -------------------------------------------------------
 CC_HOST=3f5d6b2a-8c91-4e07-b2d4-6a1f0c9e7d35      # "Living Room TV" (Chromecast)
@@ -62,6 +63,7 @@ DUP4=192.0.2.25
 PRINTER4=192.0.2.30                                # "Office Printer" (_ipp._tcp)
 CC4_NEW=192.0.2.31                                 # Living Room TV's new address
 REPEATER4=192.0.2.40                               # naive mDNS repeater (repeater)
+DNS4=192.0.2.53                                    # the LAN's unicast DNS server (local-name-dns)
 
 die()  { echo "generate.sh: error: $*" >&2; exit 1; }
 note() { printf '%s [%s] %s\n' "$(date +%H:%M:%S)" "${CUR:-main}" "$*"; }
@@ -714,6 +716,33 @@ cap_cached-address() {
   stop_capture cached-address
   show_log browser
   show_log dev1
+}
+
+cap_local-name-dns() {
+  # The sender finds the Living Room TV over mDNS (rfc_browser.py resolves
+  # PTR, SRV, TXT and A), then, like a sender whose resolver does not do mDNS
+  # (no nss-mdns, a container, Node's dns.lookup), asks its ordinary DNS
+  # server 192.0.2.53 (tools/nxdomain_dns.py, on the same LAN) for the SRV
+  # target <uuid>.local over UDP port 53 (tools/unicast_lookup.py): NXDOMAIN.
+  lan v4
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  add_host ${NSP}-dns eth0 02:ca:57:00:00:53 br0 $DNS4/24 -
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
+  spawn dns ${NSP}-dns "$PY" "$TOOLS/nxdomain_dns.py" --ip $DNS4
+  wait_log dev1 "successfully established" 15
+  wait_log dns "ready" 10
+  sleep 5
+  start_capture ${NSP}-sender eth0 local-name-dns
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/rfc_browser.py" --ip $SENDER4 --duration 4
+  wait_log browser "resolved" 10
+  spawn lookup ${NSP}-sender "$PY" "$TOOLS/unicast_lookup.py" --ip $SENDER4 --server $DNS4 --name $CC_HOST.local
+  finish lookup 10
+  finish browser 20
+  stop dns INT
+  stop_capture local-name-dns
+  show_log browser
+  show_log lookup
+  show_log dns
 }
 
 # --- main -------------------------------------------------------------------

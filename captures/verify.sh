@@ -242,6 +242,15 @@ v_cached-address() {
   holds 'd > 0 && d < 1' d="$d" && ok "answer $d s after the A (< 1 s)" || bad "answer $d s after the A, want < 1 s"
 }
 
+v_local-name-dns() {
+  local f=local-name-dns.pcap
+  encap $f Ethernet
+  expect "sender PTR query" $f 'ip.src==192.0.2.10 && udp.port==5353 && dns.flags.response==0 && dns.qry.name=="_googlecast._tcp.local"' -ge 1
+  expect "device's mDNS answer with the A record" $f 'ip.src==192.0.2.21 && udp.port==5353 && dns.flags.response==1 && dns.a==192.0.2.21' -ge 1
+  expect "unicast DNS query for the SRV target" $f 'ip.src==192.0.2.10 && ip.dst==192.0.2.53 && udp.dstport==53 && dns.flags.response==0 && dns.qry.name=="3f5d6b2a-8c91-4e07-b2d4-6a1f0c9e7d35.local"' -eq 1
+  expect "NXDOMAIN from the DNS server" $f 'ip.src==192.0.2.53 && udp.srcport==53 && dns.flags.rcode==3' -eq 1
+}
+
 v_txt-missing-fn() {
   local f=txt-missing-fn.pcap keys
   encap $f Ethernet
@@ -339,7 +348,8 @@ v_repeater() {
 
 ALL=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented legacy-unicast dial-ssdp client-isolation own-queries-dropped reflector
      no-cast-queries no-mdns app-id-unanswered incomplete-resolution txt-missing-fn device-expired slow-response
-     duplicate-name address-changed query-storm repeater cached-address)
+     duplicate-name address-changed query-storm repeater cached-address
+     local-name-dns)
 want=("$@")
 ((${#want[@]})) || want=("${ALL[@]}")
 for c in "${want[@]}"; do

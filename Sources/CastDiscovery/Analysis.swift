@@ -249,5 +249,6 @@ extension Client {
         sessions += o.sessions
         mediaCriterionQueried = mediaCriterionQueried || o.mediaCriterionQueried
         mediaCriterionAnswered = mediaCriterionAnswered || o.mediaCriterionAnswered
+        localNamesOverDNS = (localNamesOverDNS + o.localNamesOverDNS).sorted { $0.time < $1.time }
     }
 }

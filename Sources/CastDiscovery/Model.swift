@@ -193,6 +193,34 @@ public struct InstanceSpan: Hashable, Sendable {
     }
 }
 
+/// A query a client sent to a unicast DNS server (UDP port 53) for a `.local` name, which only
+/// mDNS can answer (RFC 6762 §3), and what came back.
+public struct LocalDNSQuery: Hashable, Sendable {
+    /// The name asked (`<uuid>.local`).
+    public var name: String
+    /// The question type (`A`, `AAAA`, …).
+    public var type: String
+    /// The DNS server it went to.
+    public var server: IPAddress
+    public var time: Timestamp
+    public var frame: FrameRef
+    /// What the server said: `NXDOMAIN`, `SERVFAIL`, `REFUSED`, `no address`, or the addresses;
+    /// `nil` when no answer was captured.
+    public var answer: String?
+    public var answerFrame: FrameRef?
+    /// The DNS message ID (to match the answer).
+    var messageID: UInt16
+
+    init(name: String, type: String, server: IPAddress, time: Timestamp, frame: FrameRef, messageID: UInt16) {
+        self.name = name
+        self.type = type
+        self.server = server
+        self.time = time
+        self.frame = frame
+        self.messageID = messageID
+    }
+}
+
 /// A host that searched for Cast devices.
 public struct Client: Hashable, Sendable {
     public var address: IPAddress
@@ -237,6 +265,9 @@ public struct Client: Hashable, Sendable {
     public var mediaCriterionQueried = false
     /// Whether an answer under the media criterion reached it (or it listed one as known).
     public var mediaCriterionAnswered = false
+    /// Its unicast DNS queries (port 53) for `.local` names, in capture order (at most 16 per
+    /// address).
+    public var localNamesOverDNS: [LocalDNSQuery] = []
 }
 
 /// The latency of one device for one discovery session of one client.

@@ -207,6 +207,19 @@ public enum AnalysisJSON {
         w.endArray()
         w.bool(c.followsDoubling, "followsDoubling")
         w.int(c.sessions, "sessions")
+        w.beginArray("localNamesOverDns")
+        for q in c.localNamesOverDNS {
+            w.beginObject()
+            w.string(q.name, "name")
+            w.string(q.type, "type")
+            w.string(q.server.description, "server")
+            w.string(TimeFormat.rfc3339Micro(q.time), "time")
+            frame(q.frame, "frame", &w)
+            w.string(q.answer, "answer")
+            frame(q.answerFrame, "answerFrame", &w)
+            w.endObject()
+        }
+        w.endArray()
         w.endObject()
     }
 

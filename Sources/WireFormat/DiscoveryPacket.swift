@@ -63,6 +63,12 @@ public struct DiscoveryPacket: Hashable, Sendable {
     public var truncatedBySnapLength = false
     /// Whether the payload is mDNS (else SSDP), decoded or not.
     public private(set) var isMDNS: Bool
+    /// Whether it is a unicast DNS message (UDP port 53) about a `.local` name, carried as an
+    /// `.mdns` payload (it is a DNS message) but not mDNS: a sender asking its DNS server.
+    public var isUnicastDNS: Bool {
+        isMDNS && (sourcePort == DiscoveryDecoder.dnsPort || destinationPort == DiscoveryDecoder.dnsPort)
+            && sourcePort != DiscoveryDecoder.mdnsPort && destinationPort != DiscoveryDecoder.mdnsPort
+    }
     /// For mDNS: a legacy unicast query (source port ≠ 5353, RFC 6762 §6.7) or an answer to one.
     public var legacyUnicast = false
     /// For an SSDP answer sent to an M-SEARCH's ephemeral port: the frame of that M-SEARCH.

@@ -115,6 +115,45 @@ extension Diagnosis {
         return findings
     }
 
+    /// LOCAL_NAME_OVER_DNS: after its first Cast query, the client asked a unicast DNS server
+    /// (port 53) for a `.local` name, typically the SRV target `<uuid>.local` it just got over
+    /// mDNS (DOMAIN.md §7.2 #11). Only mDNS answers `.local` (RFC 6762 §3), so the server says
+    /// NXDOMAIN or gives an unrelated address, and the sender cannot connect.
+    static func localNameOverDNS(_ context: DiagnosisContext, _ c: ClientContext) -> [Finding] {
+        guard c.queried, let first = c.client.firstQuery else { return [] }
+        let asked = c.client.localNamesOverDNS.filter { $0.time >= first }
+        guard let q = asked.first else { return [] }
+        let ofDevice = context.mdnsDevices.first { $0.host.map(Self.bareName) == Self.bareName(q.name) }
+        let names = Array(Set(asked.map(\.name))).sorted()
+        let servers = Array(Set(asked.map(\.server.description))).sorted()
+        let answers = asked.compactMap { a in a.answer.map { "\(a.type) \(a.name): \($0)" } }
+        let hostNote =
+            ofDevice.map { " — the SRV target of \(context.name(of: $0.id)), which mDNS had already resolved" } ?? ""
+        return [
+            Finding(
+                code: .localNameOverDNS, severity: .warning,
+                title: "\(c.address) asked its DNS server for \(q.name)",
+                detail:
+                    "After its mDNS search, \(c.address) sent \(Wording.count(asked.count, "unicast DNS query", "unicast DNS queries")) "
+                    + "(UDP port 53) to \(list(servers)) for \(list(names))\(hostNote). Only mDNS answers "
+                    + "names under .local (RFC 6762 §3): a DNS server replies NXDOMAIN or an unrelated address, "
+                    + "so the sender finds the device but cannot connect to it. "
+                    + (answers.isEmpty ? "No answer was captured." : "The server said: \(capped(answers))."),
+                advice: "Make the sender resolve .local names with mDNS, or connect to the address from the "
+                    + "device's mDNS A record: on Linux install nss-mdns and put `mdns4_minimal [NOTFOUND=return]` "
+                    + "before `dns` on the hosts line of /etc/nsswitch.conf (in Docker, that is the container's "
+                    + "resolver: use host networking and avahi); in Node.js apps (chromecasts, castv2-client) use "
+                    + "the A record's address instead of looking the host name up with dns.lookup.",
+                frames: asked.flatMap { [$0.frame] + ($0.answerFrame.map { [$0] } ?? []) },
+                subjects: FindingSubjects(clients: [c.address], devices: ofDevice.map { [$0.id] } ?? []))
+        ]
+    }
+
+    /// A DNS name as text without its final dot, lower case.
+    static func bareName(_ name: String) -> String {
+        (name.hasSuffix(".") ? String(name.dropLast()) : name).lowercased()
+    }
+
     /// SLOW_RESPONSE: shared answers to the client later than ``slowSharedAnswerMs``.
     static func slowResponse(_ context: DiagnosisContext, _ c: ClientContext) -> [Finding] {
         guard c.queried else { return [] }

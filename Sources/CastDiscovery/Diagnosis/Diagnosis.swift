@@ -58,8 +58,8 @@ public enum Diagnosis {
             .report(noMDNSTraffic),
             .report(noCastQueries),
             .eachClient([
-                dialOnly, notAnswered, appIDUnanswered, incompleteResolution, slowResponse, queryStorm,
-                legacyUnicast,
+                dialOnly, notAnswered, appIDUnanswered, incompleteResolution, localNameOverDNS, slowResponse,
+                queryStorm, legacyUnicast,
             ]),
             .eachMDNSDevice([txtMissingRequired, noIPv4Address, leftOrExpired, addressChanged]),
             .report(duplicateFriendlyNames),

@@ -46,6 +46,8 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let queryStorm = FindingCode(rawValue: "QUERY_STORM")
     /// A client sends legacy unicast queries (not from port 5353).
     public static let legacyUnicast = FindingCode(rawValue: "LEGACY_UNICAST")
+    /// A client asked a unicast DNS server (port 53) for a `.local` name.
+    public static let localNameOverDNS = FindingCode(rawValue: "LOCAL_NAME_OVER_DNS")
 
     // MARK: Devices
 
@@ -95,7 +97,8 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let known: [FindingCode] = [
         .noMDNSTraffic, .noCastQueries, .queriesUnanswered, .clientNotAnswered, .appIDUnanswered,
         .incompleteResolution, .noIPv4Address, .txtMissingRequired, .deviceLeft, .deviceExpired, .slowResponse,
-        .crossSubnet, .reflectedTraffic, .duplicateName, .addressChanged, .queryStorm, .legacyUnicast, .dialOnly,
+        .crossSubnet, .reflectedTraffic, .duplicateName, .addressChanged, .queryStorm, .legacyUnicast,
+        .localNameOverDNS, .dialOnly,
         .truncatedCapture, .malformedPackets, .limitReached, .packetsDropped, .encryptedWiFi,
         .plistMalformed, .plistMissingService, .plistMissingAppID, .plistMissingUsageDescription, .plistNoAppID,
         .plistOK,

@@ -62,6 +62,8 @@ public struct DiscoveryTracker {
     var reflected: [FrameRef] = []
     var reflectedCount = 0
     var reflectedTTLs: Set<UInt8> = []
+    /// Unicast DNS queries for `.local` names, by client address (Tracker-unicastDNS).
+    var localDNS: [IPAddress: [LocalDNSQuery]] = [:]
 
     /// Evidence frames kept per kind (malformed, reflected).
     static let maximumEvidenceFrames = 30
@@ -118,7 +120,9 @@ public struct DiscoveryTracker {
             reflectedTTLs.insert(packet.ttl)
             if reflected.count < Self.maximumEvidenceFrames { reflected.append(frame) }
         }
-        if let view {
+        if let view, packet.isUnicastDNS {
+            ingestUnicastDNS(view, packet: packet, frame: frame)
+        } else if let view {
             // One scratch buffer per packet for the names expanded from the wire.
             withUnsafeTemporaryAllocation(byteCount: MessageNames.scratchBytes, alignment: 8) { scratch in
                 var names = MessageNames(view: view, scratch: scratch)

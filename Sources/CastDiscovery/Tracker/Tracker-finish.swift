@@ -154,7 +154,7 @@ extension DiscoveryTracker {
 
         let serviceType = names.lookup(CastName.serviceTypeName)
         let clientParts = clients.map { c -> TimelineResult.ClientPart in
-            TimelineResult.ClientPart(
+            var part = TimelineResult.ClientPart(
                 client: Client(
                     address: c.address, mac: c.mac, process: c.process, queries: c.queries, quQuestions: c.qu,
                     qmQuestions: c.qm, appIDsQueried: c.appIDs.sorted(), firstQuery: c.firstQuery,
@@ -175,6 +175,8 @@ extension DiscoveryTracker {
                         CastName(names.name(key)) == .mediaCriterion
                     }),
                 intervalCount: c.intervalCount)
+            part.client.localNamesOverDNS = localDNS[c.address] ?? []
+            return part
         }
         return TimelineResult(
             devices: parts, dial: dialOrder.map { dial[$0]!.info }, clients: clientParts, latency: latency,
