@@ -46,7 +46,7 @@ ALL_CAPTURES=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented
               no-cast-queries no-mdns app-id-unanswered incomplete-resolution
               txt-missing-fn device-expired slow-response duplicate-name
               address-changed query-storm repeater cached-address
-              local-name-dns)
+              local-name-dns wrong-interface)
 
 # --- fixed identities -------------------------------------------------------
 CC_HOST=3f5d6b2a-8c91-4e07-b2d4-6a1f0c9e7d35      # "Living Room TV" (Chromecast)
@@ -64,6 +64,7 @@ PRINTER4=192.0.2.30                                # "Office Printer" (_ipp._tcp
 CC4_NEW=192.0.2.31                                 # Living Room TV's new address
 REPEATER4=192.0.2.40                               # naive mDNS repeater (repeater)
 DNS4=192.0.2.53                                    # the LAN's unicast DNS server (local-name-dns)
+VPN4=198.51.100.10                                 # the sender's second interface (wrong-interface)
 
 die()  { echo "generate.sh: error: $*" >&2; exit 1; }
 note() { printf '%s [%s] %s\n' "$(date +%H:%M:%S)" "${CUR:-main}" "$*"; }
@@ -743,6 +744,32 @@ cap_local-name-dns() {
   show_log browser
   show_log lookup
   show_log dns
+}
+
+cap_wrong-interface() {
+  # The sender has two interfaces: eth0 on the LAN (192.0.2.10/24, bridge
+  # br0, with the Living Room TV and a phone) and eth1 on a second bridge br1
+  # (198.51.100.10/24, nobody else: a VPN, Docker or tethering link). Its
+  # browser (rfc_browser.py --ip 198.51.100.10) sends every query out of eth1;
+  # the phone (192.0.2.11) browses on the LAN and is answered. Captured with
+  # tcpdump -i any in the sender's namespace (LINUX_SLL2), so both links show.
+  lan v4
+  mkbridge br1
+  add_host ${NSP}-sender eth1 02:ca:57:00:01:10 br1 $VPN4/24 -
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  add_host ${NSP}-phone eth0 02:ca:57:00:00:11 br0 $PHONE4/24 -
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
+  wait_log dev1 "successfully established" 15
+  sleep 5
+  start_capture ${NSP}-sender any wrong-interface
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/rfc_browser.py" --ip $VPN4 --duration 5
+  sleep 1
+  spawn phone ${NSP}-phone "$PY" "$TOOLS/rfc_browser.py" --ip $PHONE4 --duration 3
+  finish phone 15
+  finish browser 15
+  stop_capture wrong-interface
+  show_log browser
+  show_log phone
 }
 
 # --- main -------------------------------------------------------------------

@@ -251,6 +251,16 @@ v_local-name-dns() {
   expect "NXDOMAIN from the DNS server" $f 'ip.src==192.0.2.53 && udp.srcport==53 && dns.flags.rcode==3' -eq 1
 }
 
+v_wrong-interface() {
+  local f=wrong-interface.pcap
+  encap $f "Linux cooked-mode capture v2"
+  expect "sender queries from its second interface" $f 'ip.src==198.51.100.10 && dns.flags.response==0 && dns.qry.name=="_googlecast._tcp.local"' -ge 2
+  expect "phone queries on the LAN" $f 'ip.src==192.0.2.11 && dns.flags.response==0' -ge 1
+  expect "the TV answers on the LAN interface only" $f 'ip.src==192.0.2.21 && dns.flags.response==1 && sll.ifindex==3' -eq 0
+  expect "the TV's answer" $f 'ip.src==192.0.2.21 && dns.flags.response==1' -ge 1
+  expect "nothing from 198.51.100.0/24 but the sender" $f 'ip.src==198.51.100.0/24 && !(ip.src==198.51.100.10)' -eq 0
+}
+
 v_txt-missing-fn() {
   local f=txt-missing-fn.pcap keys
   encap $f Ethernet
@@ -349,7 +359,7 @@ v_repeater() {
 ALL=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented legacy-unicast dial-ssdp client-isolation own-queries-dropped reflector
      no-cast-queries no-mdns app-id-unanswered incomplete-resolution txt-missing-fn device-expired slow-response
      duplicate-name address-changed query-storm repeater cached-address
-     local-name-dns)
+     local-name-dns wrong-interface)
 want=("$@")
 ((${#want[@]})) || want=("${ALL[@]}")
 for c in "${want[@]}"; do

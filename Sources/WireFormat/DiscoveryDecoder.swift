@@ -358,6 +358,7 @@ public struct DiscoveryDecoder {
         if link.vlan.count > 0 { p.vlanIDs = link.vlan.array }
         if let pktap = link.pktap { p.pktap = pktap.materialize() }
         p.rawIPInEthernet = link.rawIPInEthernet
+        p.interfaceIndex = link.interfaceIndex
         if !fragmentFrames.isEmpty { p.fragmentFrames = fragmentFrames }
         return p
     }

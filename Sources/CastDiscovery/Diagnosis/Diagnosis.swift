@@ -58,7 +58,8 @@ public enum Diagnosis {
             .report(noMDNSTraffic),
             .report(noCastQueries),
             .eachClient([
-                dialOnly, notAnswered, appIDUnanswered, incompleteResolution, localNameOverDNS, slowResponse,
+                dialOnly, senderWrongInterface, notAnswered, appIDUnanswered, incompleteResolution, localNameOverDNS,
+                slowResponse,
                 queryStorm, legacyUnicast,
             ]),
             .eachMDNSDevice([txtMissingRequired, noIPv4Address, leftOrExpired, addressChanged]),

@@ -48,6 +48,9 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let legacyUnicast = FindingCode(rawValue: "LEGACY_UNICAST")
     /// A client asked a unicast DNS server (port 53) for a `.local` name.
     public static let localNameOverDNS = FindingCode(rawValue: "LOCAL_NAME_OVER_DNS")
+    /// A client's unanswered queries come from a subnet no Cast device is on (VPN, Docker,
+    /// tethering), while devices are heard on another.
+    public static let senderWrongInterface = FindingCode(rawValue: "SENDER_WRONG_INTERFACE")
 
     // MARK: Devices
 
@@ -98,7 +101,7 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         .noMDNSTraffic, .noCastQueries, .queriesUnanswered, .clientNotAnswered, .appIDUnanswered,
         .incompleteResolution, .noIPv4Address, .txtMissingRequired, .deviceLeft, .deviceExpired, .slowResponse,
         .crossSubnet, .reflectedTraffic, .duplicateName, .addressChanged, .queryStorm, .legacyUnicast,
-        .localNameOverDNS, .dialOnly,
+        .localNameOverDNS, .senderWrongInterface, .dialOnly,
         .truncatedCapture, .malformedPackets, .limitReached, .packetsDropped, .encryptedWiFi,
         .plistMalformed, .plistMissingService, .plistMissingAppID, .plistMissingUsageDescription, .plistNoAppID,
         .plistOK,

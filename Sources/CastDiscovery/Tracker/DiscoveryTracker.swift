@@ -47,6 +47,8 @@ public struct DiscoveryTracker {
     var clients: [ClientState] = []
     /// Each client's address, by index (read per response without touching its state).
     var clientAddresses: [IPAddress] = []
+    /// The capture interface each client's first query was seen on (LINUX_SLL2), by index.
+    var clientInterfaces: [UInt32?] = []
     var clientSlot: [IPAddress: Int] = [:]
     var dial: [String: DIALState] = [:]
     var dialOrder: [String] = []

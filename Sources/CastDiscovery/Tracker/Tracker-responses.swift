@@ -95,7 +95,8 @@ extension DiscoveryTracker {
         }
         // What each client could receive of it.
         let window = options.responseWindowNanoseconds
-        for index in sessionClients where canReceive(packet, client: clientAddresses[index]) {
+        for index in sessionClients
+        where canReceive(packet, client: clientAddresses[index], interface: clientInterfaces[index]) {
             let dropped = clients[index].receive(keyed, time: now, frame: frame, window: window, budget: &pairBudget)
             drops.pairs += dropped + recallCached(keyed, client: index, at: now)
         }
@@ -175,10 +176,13 @@ extension DiscoveryTracker {
     }
 
     /// Whether `client` could receive `packet`: unicast to it, or multicast in its address
-    /// family (an IPv6 client address is a socket on ff02::fb, which IPv4 answers do not reach).
-    func canReceive(_ packet: DiscoveryPacket, client: IPAddress) -> Bool {
+    /// family (an IPv6 client address is a socket on ff02::fb, which IPv4 answers do not reach),
+    /// on its interface when the capture names interfaces (`tcpdump -i any`: a multicast answer
+    /// on eth0 does not reach a socket that queries on eth1).
+    func canReceive(_ packet: DiscoveryPacket, client: IPAddress, interface: UInt32? = nil) -> Bool {
         if packet.destination == client { return true }
         guard packet.destination.isMulticast else { return false }
+        if let interface, let arrived = packet.interfaceIndex, arrived != interface { return false }
         switch (packet.destination, client) {
         case (.v4, .v4), (.v6, .v6): return true
         default: return false
