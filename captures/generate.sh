@@ -49,7 +49,8 @@ ALL_CAPTURES=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented
               no-cast-queries no-mdns app-id-unanswered incomplete-resolution
               txt-missing-fn device-expired slow-response duplicate-name
               address-changed query-storm repeater advertised-address relayed-queries
-              dial-other-device dial-unanswered vlan-separated multicast-decayed)
+              dial-other-device dial-unanswered vlan-separated multicast-decayed cached-address
+              local-name-dns wrong-interface)
 
 # --- fixed identities -------------------------------------------------------
 CC_HOST=3f5d6b2a-8c91-4e07-b2d4-6a1f0c9e7d35      # "Living Room TV" (Chromecast)
@@ -73,6 +74,8 @@ ROKU4=192.0.2.26                                   # a Roku-style DIAL server (n
 ROKU_UUID=295c0004-6807-106d-80cf-0a1b2c3d4e5f
 VLAN20_CC4=198.51.100.21                           # Living Room TV on the other VLAN (vlan-separated)
 VLAN20_PHONE4=198.51.100.11                        # a phone on that VLAN (vlan-separated)
+DNS4=192.0.2.53                                    # the LAN's unicast DNS server (local-name-dns)
+VPN4=198.51.100.10                                 # the sender's second interface (wrong-interface)
 
 die()  { echo "generate.sh: error: $*" >&2; exit 1; }
 note() { printf '%s [%s] %s\n' "$(date +%H:%M:%S)" "${CUR:-main}" "$*"; }
@@ -779,6 +782,82 @@ cap_vlan-separated() {
   "$PY" "$TOOLS/vlan_trunk.py" -o "$OUT/vlan-separated.pcap" "$a:10" "$b:20"
   chmod 0644 "$OUT/vlan-separated.pcap"
   note "wrote $OUT/vlan-separated.pcap ($(capinfos -c -M "$OUT/vlan-separated.pcap" | awk -F': *' '/Number of packets/{print $2}') packets)"
+}
+
+cap_cached-address() {
+  # A conforming answer that leaves out a record the sender already has: the
+  # sender (rfc_browser.py) listens, the responder (tools/hand_responder.py
+  # --announce-address, on SIGUSR1) multicasts its A record alone, the sender
+  # queries 0.6 s after it started, and the answer, sent less than 1 s after
+  # the A, is PTR+SRV+TXT only (RFC 6762 §6 rate limit, §7.4; avahi does the
+  # same). The device is resolved by that answer: the A is in the sender's
+  # cache, and it asks no A question.
+  lan v4
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  spawn dev1 ${NSP}-dev1 "$PY" "$TOOLS/hand_responder.py" --spec "$TOOLS/zc/living-room-tv.json" \
+    --ip $CC4 --mode full --delay 0.1 --announce-address
+  wait_log dev1 "ready" 10
+  start_capture ${NSP}-sender eth0 cached-address
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/rfc_browser.py" --ip $SENDER4 --duration 3 --first-query 0.6
+  wait_log browser "browsing" 10
+  kill -USR1 "${PID[dev1]}"
+  wait_log dev1 "announced A" 5
+  finish browser 20
+  stop dev1 INT
+  stop_capture cached-address
+  show_log browser
+  show_log dev1
+}
+
+cap_local-name-dns() {
+  # The sender finds the Living Room TV over mDNS (rfc_browser.py resolves
+  # PTR, SRV, TXT and A), then, like a sender whose resolver does not do mDNS
+  # (no nss-mdns, a container, Node's dns.lookup), asks its ordinary DNS
+  # server 192.0.2.53 (tools/nxdomain_dns.py, on the same LAN) for the SRV
+  # target <uuid>.local over UDP port 53 (tools/unicast_lookup.py): NXDOMAIN.
+  lan v4
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  add_host ${NSP}-dns eth0 02:ca:57:00:00:53 br0 $DNS4/24 -
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
+  spawn dns ${NSP}-dns "$PY" "$TOOLS/nxdomain_dns.py" --ip $DNS4
+  wait_log dev1 "successfully established" 15
+  wait_log dns "ready" 10
+  sleep 5
+  start_capture ${NSP}-sender eth0 local-name-dns
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/rfc_browser.py" --ip $SENDER4 --duration 4
+  wait_log browser "resolved" 10
+  spawn lookup ${NSP}-sender "$PY" "$TOOLS/unicast_lookup.py" --ip $SENDER4 --server $DNS4 --name $CC_HOST.local
+  finish lookup 10
+  finish browser 20
+  stop dns INT
+  stop_capture local-name-dns
+  show_log browser
+  show_log lookup
+  show_log dns
+}
+
+cap_wrong-interface() {
+  # The sender has two interfaces: eth0 on the LAN (192.0.2.10/24, bridge
+  # br0, with the Living Room TV and a phone) and eth1 on a second bridge br1
+  # (198.51.100.10/24, nobody else: a VPN, Docker or tethering link). Its
+  # browser (rfc_browser.py --ip 198.51.100.10) sends every query out of eth1;
+  # the phone (192.0.2.11) browses on the LAN and is answered. Captured with
+  # tcpdump -i any in the sender's namespace (LINUX_SLL2), so both links show.
+  lan v4
+  mkbridge br1
+  add_host ${NSP}-sender eth1 02:ca:57:00:01:10 br1 $VPN4/24 -
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  add_host ${NSP}-phone eth0 02:ca:57:00:00:11 br0 $PHONE4/24 -
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
+  wait_log dev1 "successfully established" 15
+  sleep 5
+  start_capture ${NSP}-sender any wrong-interface
+  spawn browser ${NSP}-sender "$PY" "$TOOLS/rfc_browser.py" --ip $VPN4 --duration 5
+  sleep 1
+  spawn phone ${NSP}-phone "$PY" "$TOOLS/rfc_browser.py" --ip $PHONE4 --duration 3
+  finish phone 15
+  finish browser 15
+  stop_capture wrong-interface
   show_log browser
   show_log phone
 }

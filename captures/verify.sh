@@ -251,6 +251,38 @@ v_incomplete-resolution() {
   expect "every response is a lone PTR" $f 'dns.flags.response==1 && !(dns.count.answers==1 && dns.resp.type==12)' -eq 0
 }
 
+v_cached-address() {
+  local f=cached-address.pcap
+  encap $f Ethernet
+  expect "device announces its A record alone" $f 'ip.src==192.0.2.21 && dns.flags.response==1 && dns.count.answers==1 && dns.resp.type==1 && dns.count.add_rr==0' -eq 1
+  expect "sender PTR query" $f 'ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.name=="_googlecast._tcp.local"' -ge 1
+  expect "answer with PTR, SRV and TXT" $f "ip.src==192.0.2.21 && dns.ptr.domain_name==\"$CC\" && dns.resp.type==33 && dns.resp.type==16" -eq 1
+  expect "no answer carries the A again" $f 'ip.src==192.0.2.21 && dns.resp.type==12 && dns.resp.type==1' -eq 0
+  expect "the sender never asks for the A" $f 'ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.type==1' -eq 0
+  local d
+  d=$(tshark -r $f -Y 'dns.flags.response==1 && ip.src==192.0.2.21' -T fields -e frame.time_relative 2>/dev/null | awk 'NR==1{a=$1} NR==2{printf "%.3f", $1-a}')
+  holds 'd > 0 && d < 1' d="$d" && ok "answer $d s after the A (< 1 s)" || bad "answer $d s after the A, want < 1 s"
+}
+
+v_local-name-dns() {
+  local f=local-name-dns.pcap
+  encap $f Ethernet
+  expect "sender PTR query" $f 'ip.src==192.0.2.10 && udp.port==5353 && dns.flags.response==0 && dns.qry.name=="_googlecast._tcp.local"' -ge 1
+  expect "device's mDNS answer with the A record" $f 'ip.src==192.0.2.21 && udp.port==5353 && dns.flags.response==1 && dns.a==192.0.2.21' -ge 1
+  expect "unicast DNS query for the SRV target" $f 'ip.src==192.0.2.10 && ip.dst==192.0.2.53 && udp.dstport==53 && dns.flags.response==0 && dns.qry.name=="3f5d6b2a-8c91-4e07-b2d4-6a1f0c9e7d35.local"' -eq 1
+  expect "NXDOMAIN from the DNS server" $f 'ip.src==192.0.2.53 && udp.srcport==53 && dns.flags.rcode==3' -eq 1
+}
+
+v_wrong-interface() {
+  local f=wrong-interface.pcap
+  encap $f "Linux cooked-mode capture v2"
+  expect "sender queries from its second interface" $f 'ip.src==198.51.100.10 && dns.flags.response==0 && dns.qry.name=="_googlecast._tcp.local"' -ge 2
+  expect "phone queries on the LAN" $f 'ip.src==192.0.2.11 && dns.flags.response==0' -ge 1
+  expect "the TV answers on the LAN interface only" $f 'ip.src==192.0.2.21 && dns.flags.response==1 && sll.ifindex==3' -eq 0
+  expect "the TV's answer" $f 'ip.src==192.0.2.21 && dns.flags.response==1' -ge 1
+  expect "nothing from 198.51.100.0/24 but the sender" $f 'ip.src==198.51.100.0/24 && !(ip.src==198.51.100.10)' -eq 0
+}
+
 v_txt-missing-fn() {
   local f=txt-missing-fn.pcap keys
   encap $f Ethernet
@@ -398,7 +430,8 @@ v_multicast-decayed() {
 
 ALL=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented legacy-unicast dial-ssdp dial-other-device dial-unanswered client-isolation own-queries-dropped reflector
      no-cast-queries no-mdns app-id-unanswered incomplete-resolution txt-missing-fn device-expired slow-response
-     duplicate-name address-changed query-storm repeater advertised-address relayed-queries vlan-separated multicast-decayed)
+     duplicate-name address-changed query-storm repeater advertised-address relayed-queries vlan-separated multicast-decayed
+     cached-address local-name-dns wrong-interface)
 want=("$@")
 ((${#want[@]})) || want=("${ALL[@]}")
 for c in "${want[@]}"; do

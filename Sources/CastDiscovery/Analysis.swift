@@ -214,6 +214,8 @@ extension Device {
         port = p.port
         addresses = p.addresses.sorted()
         appIDs = p.appIDs.sorted()
+        mediaCriterion = p.browseNames.contains { CastName(DNSName($0)) == .mediaCriterion }
+        instanceSpans = p.instanceSpans.sorted { $0.firstSeen < $1.firstSeen }
         txt = (p.txt?.entries ?? []).map { ($0.key, $0.value ?? "") }
         firstSeen = p.firstSeen
         lastSeen = p.lastSeen
@@ -301,5 +303,8 @@ extension Client {
         }
         sessions += o.sessions
         for v in o.vlans where !vlans.contains(v) { vlans.append(v) }
+        mediaCriterionQueried = mediaCriterionQueried || o.mediaCriterionQueried
+        mediaCriterionAnswered = mediaCriterionAnswered || o.mediaCriterionAnswered
+        localNamesOverDNS = (localNamesOverDNS + o.localNamesOverDNS).sorted { $0.time < $1.time }
     }
 }

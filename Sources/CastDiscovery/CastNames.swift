@@ -6,6 +6,10 @@ public enum CastName: Hashable, Sendable {
     case serviceType
     /// `_<APPID>._sub._googlecast._tcp.local`: an app-ID subtype (the app ID without its `_`).
     case subtype(appID: String)
+    /// `_%<40 hex digits>._sub._googlecast._tcp.local`: the subtype Chrome and Play services ask
+    /// of every media-capable receiver alongside app-ID subtypes (DOMAIN.md §7.1): a discovery
+    /// criterion, not an app ID.
+    case mediaCriterion
     /// `<instance>._googlecast._tcp.local`: one receiver instance (its first label as text).
     case instance(label: String)
 
@@ -26,7 +30,11 @@ public enum CastName: Hashable, Sendable {
             var start = shape.first + 1
             let end = start + Int(w[shape.first])
             if start < end, w[start] == 0x5F { start += 1 }  // "_"
-            self = .subtype(appID: CastName.text(w[start..<end]))
+            if CastName.isMediaCriterion(w[start..<end]) {
+                self = .mediaCriterion
+            } else {
+                self = .subtype(appID: CastName.text(w[start..<end]))
+            }
         }
     }
 
@@ -78,6 +86,15 @@ public enum CastName: Hashable, Sendable {
         }
     }
 
+    /// Whether a subtype label (after its `_`) is the media criterion: a literal `%` and 40 hex
+    /// digits (checked byte by byte in the public captures: 42 bytes with the `_`).
+    static func isMediaCriterion(_ label: ArraySlice<UInt8>) -> Bool {
+        guard label.count == 41, label.first == 0x25 else { return false }  // "%"
+        return label.dropFirst().allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66)
+        }
+    }
+
     /// Label bytes as text: UTF-8 with invalid sequences escaped (`\DDD`), dots kept.
     static func text(_ bytes: ArraySlice<UInt8>) -> String {
         DNSText.escape(bytes, quote: false, escapeDot: false)
@@ -86,7 +103,7 @@ public enum CastName: Hashable, Sendable {
     /// Whether a sender asking about this name is looking for Cast devices.
     public var isBrowseName: Bool {
         switch self {
-        case .serviceType, .subtype: return true
+        case .serviceType, .subtype, .mediaCriterion: return true
         case .instance: return false
         }
     }

@@ -144,8 +144,10 @@ public struct Device: Hashable, Sendable {
     public var port: Int?
     /// Every IPv4/IPv6 address of the SRV host (then of DIAL), sorted, IPv4 first.
     public var addresses: [IPAddress]
-    /// App IDs it answered for (subtype PTRs), sorted.
+    /// App IDs it answered for (subtype PTRs), sorted; never the media criterion.
     public var appIDs: [String]
+    /// Whether it answered under the media criterion subtype (``CastName/mediaCriterion``).
+    public var mediaCriterion = false
     /// Every TXT key=value, in wire order (keys without `=` have an empty value).
     public var txt: [(key: String, value: String)]
     public var firstSeen: Timestamp
@@ -179,6 +181,9 @@ public struct Device: Hashable, Sendable {
     /// The last multicast packet that carried its records (an answer or an announcement).
     public var lastMulticast: Timestamp?
     public var lastMulticastFrame: FrameRef?
+    /// When each of its instance names was alive (mDNS only), in the order seen: two alive at
+    /// once are a name conflict, one after the other are not.
+    public var instanceSpans: [InstanceSpan] = []
 
     public static func == (a: Device, b: Device) -> Bool {
         a.id == b.id && a.instances == b.instances && a.addresses == b.addresses && a.firstSeen == b.firstSeen
@@ -190,6 +195,57 @@ public struct Device: Hashable, Sendable {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(id)
         hasher.combine(instances)
+    }
+}
+
+/// When one instance name of a device was alive: from its first record until its goodbye, or
+/// until its last PTR record's TTL ran out.
+public struct InstanceSpan: Hashable, Sendable {
+    /// The instance label.
+    public var instance: String
+    public var firstSeen: Timestamp
+    /// Its goodbye, or its last record plus the PTR TTL.
+    public var aliveUntil: Timestamp
+    public var firstFrame: FrameRef
+
+    public init(instance: String, firstSeen: Timestamp, aliveUntil: Timestamp, firstFrame: FrameRef) {
+        self.instance = instance
+        self.firstSeen = firstSeen
+        self.aliveUntil = aliveUntil
+        self.firstFrame = firstFrame
+    }
+
+    /// Whether the two were alive at the same moment.
+    public func overlaps(_ other: InstanceSpan) -> Bool {
+        firstSeen < other.aliveUntil && other.firstSeen < aliveUntil
+    }
+}
+
+/// A query a client sent to a unicast DNS server (UDP port 53) for a `.local` name, which only
+/// mDNS can answer (RFC 6762 §3), and what came back.
+public struct LocalDNSQuery: Hashable, Sendable {
+    /// The name asked (`<uuid>.local`).
+    public var name: String
+    /// The question type (`A`, `AAAA`, …).
+    public var type: String
+    /// The DNS server it went to.
+    public var server: IPAddress
+    public var time: Timestamp
+    public var frame: FrameRef
+    /// What the server said: `NXDOMAIN`, `SERVFAIL`, `REFUSED`, `no address`, or the addresses;
+    /// `nil` when no answer was captured.
+    public var answer: String?
+    public var answerFrame: FrameRef?
+    /// The DNS message ID (to match the answer).
+    var messageID: UInt16
+
+    init(name: String, type: String, server: IPAddress, time: Timestamp, frame: FrameRef, messageID: UInt16) {
+        self.name = name
+        self.type = type
+        self.server = server
+        self.time = time
+        self.frame = frame
+        self.messageID = messageID
     }
 }
 
@@ -242,6 +298,14 @@ public struct Client: Hashable, Sendable {
     /// The outer 802.1Q VLAN IDs its packets carried, in order of sight: empty unless the
     /// capture is of a trunk (tagged frames).
     public var vlans: [Int] = []
+    /// Whether it asked the media criterion subtype (``CastName/mediaCriterion``), which is not
+    /// among `appIDsQueried`.
+    public var mediaCriterionQueried = false
+    /// Whether an answer under the media criterion reached it (or it listed one as known).
+    public var mediaCriterionAnswered = false
+    /// Its unicast DNS queries (port 53) for `.local` names, in capture order (at most 16 per
+    /// address).
+    public var localNamesOverDNS: [LocalDNSQuery] = []
 }
 
 /// The latency of one device for one discovery session of one client (mDNS), or for one DIAL

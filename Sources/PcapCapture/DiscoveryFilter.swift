@@ -4,6 +4,8 @@ import WireFormat
 ///
 /// It must lose nothing the decoder would report, while throwing away as much as it can:
 /// - UDP to or from port 5353 or 1900;
+/// - UDP to or from port 53 (the decoder keeps only questions about `.local` names: a sender
+///   resolving an mDNS name through unicast DNS; the name is checked there, not in BPF);
 /// - UDP whose payload starts with `HTTP` (IPv4, and IPv6 without extension headers): the
 ///   unicast SSDP answers a Chromecast sends from an ephemeral port to the searcher's port;
 /// - IPv4 fragments after the first (they carry no UDP header; the first fragment has the
@@ -17,7 +19,7 @@ import WireFormat
 public enum DiscoveryFilter {
     /// The part for an untagged IP packet.
     static let ipPart =
-        "udp port 5353 or udp port 1900 or (ip and udp and udp[8:4] = 0x48545450) "
+        "udp port 5353 or udp port 1900 or udp port 53 or (ip and udp and udp[8:4] = 0x48545450) "
         + "or (ip and ip[6:2] & 0x1fff != 0) or (ip6 and ip6[6] = 17 and ip6[48:4] = 0x48545450) "
         + "or (ip6 and ip6[6] != 6 and ip6[6] != 17 and ip6[6] != 58)"
 

@@ -183,6 +183,7 @@ public enum AnalysisJSON {
         w.int(d.port, "port")
         strings(d.addresses.map(\.description), "addresses", &w)
         strings(d.appIDs, "appIds", &w)
+        w.bool(d.mediaCriterion, "mediaCriterion")
         w.beginObject("txt")
         for (k, v) in d.txt { w.string(v, k) }
         w.endObject()
@@ -236,6 +237,7 @@ public enum AnalysisJSON {
         w.int(c.quQuestions, "quQuestions")
         w.int(c.qmQuestions, "qmQuestions")
         strings(c.appIDsQueried, "appIdsQueried", &w)
+        w.bool(c.mediaCriterionQueried, "mediaCriterion")
         w.string(c.firstQuery.map(TimeFormat.rfc3339Micro), "firstQuery")
         w.string(c.lastQuery.map(TimeFormat.rfc3339Micro), "lastQuery")
         frame(c.firstQueryFrame, "firstQueryFrame", &w)
@@ -250,6 +252,19 @@ public enum AnalysisJSON {
         w.bool(c.followsDoubling, "followsDoubling")
         w.int(c.sessions, "sessions")
         vlans(c.vlans, &w)
+        w.beginArray("localNamesOverDns")
+        for q in c.localNamesOverDNS {
+            w.beginObject()
+            w.string(q.name, "name")
+            w.string(q.type, "type")
+            w.string(q.server.description, "server")
+            w.string(TimeFormat.rfc3339Micro(q.time), "time")
+            frame(q.frame, "frame", &w)
+            w.string(q.answer, "answer")
+            frame(q.answerFrame, "answerFrame", &w)
+            w.endObject()
+        }
+        w.endArray()
         w.endObject()
     }
 

@@ -12,6 +12,16 @@ enum AnalysisTables {
         return m
     }
 
+    /// The App IDs cell: the app IDs, then `media` for the media criterion subtype (not an app
+    /// ID, so it comes last and never hides one).
+    static func appIDs(_ ids: [String], media: Bool) -> String {
+        let all = ids + (media ? [mediaCriterionLabel] : [])
+        return all.isEmpty ? "-" : all.joined(separator: ",")
+    }
+
+    /// How tables name the media criterion subtype (``CastName/mediaCriterion``).
+    static let mediaCriterionLabel = "media"
+
     static let deviceHeader = ["Name", "Model", "Kind", "Address", "Port", "Status", "Via", "App IDs"]
 
     static func deviceRows(_ r: AnalysisReport) -> [[String]] {
@@ -23,7 +33,7 @@ enum AnalysisTables {
                 d.addresses.first(where: { if case .v4 = $0 { return true } else { return false } })?.description
                     ?? d.addresses.first?.description ?? "-",
                 d.port.map(String.init) ?? "-", status, d.via.joined(separator: "+"),
-                d.appIDs.isEmpty ? "-" : d.appIDs.joined(separator: ","),
+                appIDs(d.appIDs, media: d.mediaCriterion),
             ]
         }
     }
@@ -35,7 +45,7 @@ enum AnalysisTables {
             [
                 c.address.description + (c.process.map { " (\($0))" } ?? ""), String(c.queries),
                 "\(c.quQuestions)/\(c.qmQuestions)", String(c.sessions),
-                c.appIDsQueried.isEmpty ? "-" : c.appIDsQueried.joined(separator: ","),
+                appIDs(c.appIDsQueried, media: c.mediaCriterionQueried),
                 c.followsDoubling.map { $0 ? "yes" : "no" } ?? "-", c.legacyUnicast ? "yes" : "no",
                 String(c.dialSearches),
             ]

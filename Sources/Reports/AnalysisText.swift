@@ -34,6 +34,10 @@ public enum AnalysisText {
             if let ca = d.capabilityBits { words += ["ca=\(ca)"] + d.capabilities }
             if let host = d.host { words += ["host", host] }
             if d.addresses.count > 1 { words += ["addresses"] + d.addresses.map(\.description) }
+            // The App IDs column is narrow: the full list, uncut, here.
+            if !d.appIDs.isEmpty || d.mediaCriterion {
+                words += ["app", "IDs", AnalysisTables.appIDs(d.appIDs, media: d.mediaCriterion)]
+            }
             if let vlans = AnalysisTables.vlanText(d.vlans) {
                 words += ["on"] + vlans.split(separator: " ").map(String.init)
             }

@@ -176,7 +176,7 @@ public enum HTMLReport {
                 name, d.model.map(e) ?? "-", e(d.kind.rawValue),
                 d.addresses.isEmpty ? "-" : d.addresses.map { e($0.description) }.joined(separator: "<br />"),
                 d.port.map(String.init) ?? "-", status,
-                d.appIDs.isEmpty ? "-" : d.appIDs.map { "<code>\(e($0))</code>" }.joined(separator: " "),
+                appIDCell(d.appIDs, media: d.mediaCriterion),
                 e(d.via.joined(separator: "+")), time(r, d.firstSeen), time(r, d.lastSeen), left,
             ]
         }
@@ -187,6 +187,17 @@ public enum HTMLReport {
             ],
             rows, numeric: [4], caption: nil)
         return out + "</section>\n"
+    }
+
+    /// The App IDs cell: the app IDs as code, then the media criterion subtype, named.
+    static func appIDCell(_ ids: [String], media: Bool) -> String {
+        var cells = ids.map { "<code>\(HTMLText.escape($0))</code>" }
+        if media {
+            cells.append(
+                "<span title=\"_%&lt;40 hex&gt;._sub._googlecast._tcp.local: the media criterion, not an app ID\">"
+                    + AnalysisTables.mediaCriterionLabel + "</span>")
+        }
+        return cells.isEmpty ? "-" : cells.joined(separator: " ")
     }
 
     static func clientsSection(_ r: AnalysisReport) -> String {
@@ -205,7 +216,7 @@ public enum HTMLReport {
             if !sub.isEmpty { address += "<div class=\"sub\">" + sub.joined(separator: "<br />") + "</div>" }
             return [
                 address, String(c.queries), "\(c.quQuestions)/\(c.qmQuestions)", String(c.sessions),
-                c.appIDsQueried.isEmpty ? "-" : c.appIDsQueried.map { "<code>\(e($0))</code>" }.joined(separator: " "),
+                appIDCell(c.appIDsQueried, media: c.mediaCriterionQueried),
                 c.followsDoubling.map { $0 ? "yes" : "<span class=\"bad\">no</span>" } ?? "-",
                 c.legacyUnicast ? "yes" : "no", String(c.dialSearches),
                 c.firstQuery.map { time(r, $0) } ?? "-", c.lastQuery.map { time(r, $0) } ?? "-",

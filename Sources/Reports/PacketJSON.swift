@@ -50,7 +50,7 @@ public enum PacketJSON {
         if packet.truncatedBySnapLength { w.bool(true, "truncatedBySnapLength") }
         switch packet.payload {
         case .mdns(let m):
-            w.string("mdns", "protocol")
+            w.string(packet.isUnicastDNS ? "dns" : "mdns", "protocol")
             w.bool(packet.legacyUnicast, "legacyUnicast")
             if let m { message(m, into: &w) }
         case .ssdp(let s):

@@ -16,7 +16,7 @@ public enum PacketText {
         out += String(repeating: " ", count: Swift.max(0, 5 - frame.count)) + frame
         out += " " + TimeFormat.readable(packet.timestamp)
         out += " " + TimeFormat.relative(packet.timestamp.nanoseconds(since: start))
-        let wellKnown: UInt16 = packet.isMDNS ? 5353 : 1900
+        let wellKnown: UInt16 = packet.isUnicastDNS ? 53 : packet.isMDNS ? 5353 : 1900
         out += " " + endpoint(packet.source, packet.sourcePort, wellKnown)
         out += " > " + endpoint(packet.destination, packet.destinationPort, wellKnown)
         out += " ttl \(packet.ttl)"
@@ -37,7 +37,8 @@ public enum PacketText {
         if let f = packet.answersSearchFrame { notes.append("answers M-SEARCH in frame \(f)") }
         switch packet.payload {
         case .mdns(let message):
-            out += " mDNS"
+            // Unicast DNS about a `.local` name is kept too, and says so.
+            out += packet.isUnicastDNS ? " DNS" : " mDNS"
             if let m = message { out += " " + headerSummary(m) }
             if !notes.isEmpty { out += " [" + notes.joined(separator: "; ") + "]" }
             out += "\n"

@@ -8,6 +8,10 @@ public struct DecodeStatistics: Hashable, Sendable {
     public var mdnsPackets = 0
     /// SSDP packets.
     public var ssdpPackets = 0
+    /// Unicast DNS (port 53) queries and answers whose question is a `.local` name: a sender
+    /// resolving an mDNS name through its DNS server (counted among `discoveryPackets`, not
+    /// among `mdnsPackets`).
+    public var unicastDNSPackets = 0
     /// Discovery packets with a decoding fault.
     public var malformedPackets = 0
     /// Frames whose link or IP header could not be decoded (they may or may not have been
@@ -31,6 +35,7 @@ public struct DecodeStatistics: Hashable, Sendable {
         a.discoveryPackets += b.discoveryPackets
         a.mdnsPackets += b.mdnsPackets
         a.ssdpPackets += b.ssdpPackets
+        a.unicastDNSPackets += b.unicastDNSPackets
         a.malformedPackets += b.malformedPackets
         a.undecodableFrames += b.undecodableFrames
         a.wifiDataFrames += b.wifiDataFrames
@@ -51,6 +56,8 @@ public struct DiscoveryDecoder {
     public static let mdnsPort: UInt16 = 5353
     /// The SSDP port.
     public static let ssdpPort: UInt16 = 1900
+    /// The unicast DNS port: kept only for questions about `.local` names.
+    public static let dnsPort: UInt16 = 53
 
     /// How long after an M-SEARCH its sender's port is watched for answers (capture time).
     public static let searchAnswerWindowNanoseconds: Int64 = 60_000_000_000
@@ -233,8 +240,12 @@ public struct DiscoveryDecoder {
             return
         }
         let isMDNS = udp.sourcePort == Self.mdnsPort || udp.destinationPort == Self.mdnsPort
+        // Port 53 first (a compare), the name only then: a `.local` question over unicast DNS.
+        let isUnicastDNS =
+            !isMDNS && (udp.sourcePort == Self.dnsPort || udp.destinationPort == Self.dnsPort)
+            && Self.asksLocalName(udp.payload)
         var answersSearch: Int?
-        if !isMDNS, udp.sourcePort != Self.ssdpPort, udp.destinationPort != Self.ssdpPort {
+        if !isMDNS, !isUnicastDNS, udp.sourcePort != Self.ssdpPort, udp.destinationPort != Self.ssdpPort {
             // Not a well-known port: only an answer to a watched M-SEARCH qualifies.
             guard
                 let search = Self.watchedSearch(
@@ -253,15 +264,17 @@ public struct DiscoveryDecoder {
         let message = ByteCursor(
             UnsafeRawBufferPointer(rebasing: udp.payload.bytes[udp.payload.offset...]), base: udp.payload.position)
         var view: DNSMessageView?
-        if isMDNS {
+        if isMDNS || isUnicastDNS {
             let (checked, error) = DNSMessageView.check(message, index: messageIndex)
             if let error { packet.error = PacketError(layer: .dns, error: error) }
             if let checked {
                 if materialize { packet.setMDNS(DNSMessage(checked), bytes: message) }
                 packet.legacyUnicast =
-                    checked.isResponse
-                    ? udp.sourcePort == Self.mdnsPort && udp.destinationPort != Self.mdnsPort
-                    : udp.sourcePort != Self.mdnsPort
+                    isUnicastDNS
+                    ? false
+                    : checked.isResponse
+                        ? udp.sourcePort == Self.mdnsPort && udp.destinationPort != Self.mdnsPort
+                        : udp.sourcePort != Self.mdnsPort
             }
             view = checked
         } else {
@@ -295,10 +308,41 @@ public struct DiscoveryDecoder {
         searchers[key] = (frame, time)
     }
 
+    /// Whether a DNS message's first question is a name under `local` (`<uuid>.local`; not
+    /// `local` itself, which resolvers ask as SOA to learn whether a unicast `local` domain
+    /// exists). Its first name cannot be compressed: nothing precedes it. Read from the raw
+    /// bytes, nothing allocated.
+    static func asksLocalName(_ payload: ByteCursor) -> Bool {
+        let bytes = payload.bytes
+        var i = payload.offset
+        guard bytes.count - i >= 17, bytes[i + 4] != 0 || bytes[i + 5] != 0 else { return false }  // QDCOUNT
+        i += 12
+        var last = -1
+        var labels = 0
+        while i < bytes.count {
+            let length = Int(bytes[i])
+            if length == 0 { break }
+            guard length < 64, i + 1 + length < bytes.count else { return false }
+            last = i
+            labels += 1
+            i += 1 + length
+        }
+        guard labels >= 2, i < bytes.count, bytes[last] == 5 else { return false }
+        let local: [UInt8] = [0x6C, 0x6F, 0x63, 0x61, 0x6C]  // "local"
+        for k in 0..<5 where bytes[last + 1 + k] | 0x20 != local[k] { return false }
+        return true
+    }
+
     @inline(__always)
     mutating func count(_ packet: borrowing DiscoveryPacket) {
         counts.discoveryPackets += 1
-        if packet.isMDNS { counts.mdnsPackets += 1 } else { counts.ssdpPackets += 1 }
+        if packet.isUnicastDNS {
+            counts.unicastDNSPackets += 1
+        } else if packet.isMDNS {
+            counts.mdnsPackets += 1
+        } else {
+            counts.ssdpPackets += 1
+        }
         if packet.error != nil { counts.malformedPackets += 1 }
     }
 
@@ -314,6 +358,7 @@ public struct DiscoveryDecoder {
         if link.vlan.count > 0 { p.vlanIDs = link.vlan.array }
         if let pktap = link.pktap { p.pktap = pktap.materialize() }
         p.rawIPInEthernet = link.rawIPInEthernet
+        p.interfaceIndex = link.interfaceIndex
         if !fragmentFrames.isEmpty { p.fragmentFrames = fragmentFrames }
         return p
     }

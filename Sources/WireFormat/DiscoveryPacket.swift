@@ -59,10 +59,20 @@ public struct DiscoveryPacket: Hashable, Sendable {
     public var sourcePort: UInt16
     /// UDP destination port.
     public var destinationPort: UInt16
+    /// The capturing host's interface it was seen on (LINUX_SLL2 `ifindex`), when the link type
+    /// says: on a multi-homed host, a multicast packet on one interface does not reach a socket
+    /// on another.
+    public var interfaceIndex: UInt32?
     /// Whether the UDP payload was cut short by the capture's snap length.
     public var truncatedBySnapLength = false
     /// Whether the payload is mDNS (else SSDP), decoded or not.
     public private(set) var isMDNS: Bool
+    /// Whether it is a unicast DNS message (UDP port 53) about a `.local` name, carried as an
+    /// `.mdns` payload (it is a DNS message) but not mDNS: a sender asking its DNS server.
+    public var isUnicastDNS: Bool {
+        isMDNS && (sourcePort == DiscoveryDecoder.dnsPort || destinationPort == DiscoveryDecoder.dnsPort)
+            && sourcePort != DiscoveryDecoder.mdnsPort && destinationPort != DiscoveryDecoder.mdnsPort
+    }
     /// For mDNS: a legacy unicast query (source port ≠ 5353, RFC 6762 §6.7) or an answer to one.
     public var legacyUnicast = false
     /// For an SSDP answer sent to an M-SEARCH's ephemeral port: the frame of that M-SEARCH.
@@ -222,6 +232,7 @@ public struct DiscoveryPacket: Hashable, Sendable {
             && a.sourcePort == b.sourcePort && a.destinationPort == b.destinationPort
             && a.truncatedBySnapLength == b.truncatedBySnapLength && a.isMDNS == b.isMDNS
             && a.legacyUnicast == b.legacyUnicast && a.answersSearchFrame == b.answersSearchFrame && a.error == b.error
+            && a.interfaceIndex == b.interfaceIndex
             && a.vlanIDs == b.vlanIDs && a.pktap == b.pktap && a.fragmentFrames == b.fragmentFrames
             && a.rare?.message ?? .absent == b.rare?.message ?? .absent
     }

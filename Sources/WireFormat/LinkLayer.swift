@@ -112,6 +112,8 @@ public struct LinkFrame {
     public var protectedWiFi = false
     /// Whether an Ethernet-labelled frame turned out to be raw IP (the iPhone `rvictl` quirk).
     public var rawIPInEthernet = false
+    /// The capturing host's interface index (LINUX_SLL2, `tcpdump -i any`), when known.
+    public var interfaceIndex: UInt32?
 
     public init(payload: ByteCursor) { self.payload = payload }
 }
@@ -177,7 +179,8 @@ public enum LinkLayer {
         case .linuxSLL2:
             // protocol(2) reserved(2) ifindex(4) ARPHRD(2) packet type(1) address length(1) address(8)
             let proto = try c.readUInt16()
-            try c.skip(6)
+            try c.skip(2)
+            result.interfaceIndex = try c.readUInt32()
             let hatype = try c.readUInt16()
             try c.skip(1)
             let addressLength = try c.readUInt8()

@@ -123,7 +123,8 @@ struct DiagnosisTests {
             ("dial-ssdp.pcap", []), ("dial-other-device.pcap", []), ("dial-unanswered.pcap", ["DIAL_UNANSWERED"]),
             ("reflector.pcap", ["CROSS_SUBNET"]),
             ("repeater.pcap", ["REFLECTED_TRAFFIC"]),
-            ("goodbye.pcap", []), ("legacy-unicast.pcap", []),
+            ("goodbye.pcap", []), ("legacy-unicast.pcap", []), ("cached-address.pcap", []),
+            ("local-name-dns.pcap", ["LOCAL_NAME_OVER_DNS"]), ("wrong-interface.pcap", ["SENDER_WRONG_INTERFACE"]),
         ])
     func exactly(name: String, codes: [String]) throws {
         let r = try S.report(name)

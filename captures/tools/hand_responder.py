@@ -33,6 +33,12 @@ exists to make faulty devices on purpose:
                     §5.4), instead of by multicast.
   --announce-every S  also multicast the response unsolicited every S
                     seconds (a device re-announcing itself).
+  --announce-address
+                    on SIGUSR1, multicast the A record alone (an announcement),
+                    and leave the A out of any answer sent less than 1 s after
+                    the A was last multicast (RFC 6762 §6 rate limit, §7.4
+                    duplicate-answer suppression, as avahi does): the answer is
+                    PTR+SRV+TXT and the sender already has the A.
 
 Known-answer suppression (RFC 6762 §7.1) is honoured: a query that lists our
 PTR with at least half its TTL left is not answered.  Queries from a port
@@ -72,7 +78,11 @@ def parse_query(buf):
     return flags, questions, answers
 
 
-def build_response(svc, instance, host, ips, mode, ptr_ttl):
+def address_record(host, ip):
+    return dnswire.rr(host, T_A, CACHE_FLUSH | CLASS_IN, 120, socket.inet_aton(ip))
+
+
+def build_response(svc, instance, host, ips, mode, ptr_ttl, with_address=True):
     """The one response this device sends: AN = PTR; in full mode AR = TXT, SRV, A per address (cache-flush)."""
     answer = dnswire.rr(BASE, T_PTR, CLASS_IN, ptr_ttl, dnswire.encode_name(instance))
     additionals = []
@@ -80,7 +90,9 @@ def build_response(svc, instance, host, ips, mode, ptr_ttl):
         additionals = [
             dnswire.rr(instance, T_TXT, CACHE_FLUSH | CLASS_IN, 4500, dnswire.txt_rdata(svc.get("txt", []))),
             dnswire.rr(instance, T_SRV, CACHE_FLUSH | CLASS_IN, 120, dnswire.srv_rdata(svc["port"], host)),
-        ] + [dnswire.rr(host, T_A, CACHE_FLUSH | CLASS_IN, 120, socket.inet_aton(ip)) for ip in ips]
+        ]
+        if with_address:
+            additionals += [address_record(host, ip) for ip in ips]
     return dnswire.message(flags=dnswire.FLAGS_RESPONSE, answers=[answer], additionals=additionals)
 
 
@@ -93,6 +105,8 @@ def main():
     ap.add_argument("--ptr-ttl", type=int, default=120)
     ap.add_argument("--qu-unicast", action="store_true", help="answer QU questions by unicast")
     ap.add_argument("--announce-every", type=float, default=0, help="unsolicited announcement period (0 = none)")
+    ap.add_argument("--announce-address", action="store_true",
+                    help="multicast the A record on SIGUSR1; leave it out of answers within 1 s of that")
     ap.add_argument("--duration", type=float, default=0, help="seconds to run (0 = until SIGINT/SIGTERM)")
     ap.add_argument("--advertise", action="append", default=[], help="A record address (default: --ip)")
     ap.add_argument("--on-link-only", metavar="PREFIX", help="ignore queries from sources outside PREFIX")
@@ -104,8 +118,10 @@ def main():
     svc = spec["services"][0]
     host = spec["host"].rstrip(".")
     instance = f"{svc['instance']}.{BASE}"
-    response = build_response(svc, instance, host, args.advertise or [args.ip], args.mode, args.ptr_ttl)
-    n_additionals = dnswire.unpack_header(response)[5]
+    addresses = args.advertise or [args.ip]
+    response = build_response(svc, instance, host, addresses, args.mode, args.ptr_ttl)
+    without_address = build_response(svc, instance, host, addresses, args.mode, args.ptr_ttl, with_address=False)
+    last_address = [float("-inf")]  # when the A record was last multicast
 
     s = dnswire.open_mdns_socket(args.ip, multicast_ttl=255, unicast_ttl=255, loop=False)
 
@@ -117,9 +133,29 @@ def main():
 
     def send(qdesc, to=GROUP):
         with lock:
-            s.sendto(response, (to, PORT))
+            now = time.time()
+            # RFC 6762 §6: a record is multicast at most once a second; the sender has it.
+            recent = args.announce_address and to == GROUP and now - last_address[0] < 1.0
+            message = without_address if recent else response
+            s.sendto(message, (to, PORT))
+            if args.mode == "full" and to == GROUP and not recent:
+                last_address[0] = now
+        n_additionals = dnswire.unpack_header(message)[5]
         how = "unicast" if to != GROUP else "multicast"
-        log(f"answered {qdesc} ({args.mode}, {how}, {len(response)} bytes, AN=1 AR={n_additionals})")
+        note = f", A left out: multicast {now - last_address[0]:.3f} s ago" if recent else ""
+        log(f"answered {qdesc} ({args.mode}, {how}, {len(message)} bytes, AN=1 AR={n_additionals}{note})")
+
+    def announce_address():
+        with lock:
+            s.sendto(dnswire.message(flags=dnswire.FLAGS_RESPONSE, answers=[address_record(host, args.ip)]),
+                     (GROUP, PORT))
+            last_address[0] = time.time()
+        log(f"announced A {host} -> {args.ip}")
+
+    if args.announce_address:
+        # Sent from the main loop's thread: a signal handler only asks for it.
+        announce = threading.Event()
+        signal.signal(signal.SIGUSR1, lambda *_: announce.set())
 
     log(f"ready: {instance} host={host} ip={args.ip} A={','.join(args.advertise or [args.ip])} mode={args.mode} "
         f"delay={args.delay}s")
@@ -129,6 +165,9 @@ def main():
         if next_announce is not None and time.time() >= next_announce:
             next_announce += args.announce_every
             send("(announcement)")
+        if args.announce_address and announce.is_set():
+            announce.clear()
+            announce_address()
         try:
             data, src = s.recvfrom(9000)
         except socket.timeout:

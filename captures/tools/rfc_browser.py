@@ -7,7 +7,7 @@ _DNS_PTR_MIN_TTL), so with a device whose records have 10 s TTLs it neither
 refreshes at 80 % of the TTL nor lets the record expire.  This querier keeps
 the TTLs it receives:
 
-  * continuous PTR query: the first after 50 ms, then 1 s, 2 s, 4 s, ...
+  * continuous PTR query: the first after 50 ms (--first-query), then 1 s, 2 s, 4 s, ...
     apart (RFC 6762 §5.2), "QM", from port 5353, message id 0;
   * known-answer list: cached PTRs with more than half of their TTL left
     (§7.1);
@@ -88,6 +88,8 @@ def main():
     ap.add_argument("--duration", type=float, default=30.0)
     ap.add_argument("--qm-every", type=float, default=0, help="fixed browse interval (0 = doubling)")
     ap.add_argument("--qu-every", type=float, default=0, help="period of QU PTR queries (0 = none)")
+    ap.add_argument("--first-query", type=float, default=0.05,
+                    help="seconds before the first query (responses heard before it are cached)")
     args = ap.parse_args()
     stype = args.type.rstrip(".")
 
@@ -97,7 +99,7 @@ def main():
     resolved = set()
     pending = {}  # (name, type) -> due time (resolution questions)
     t_end = T0 + args.duration
-    next_browse, interval = T0 + 0.05, args.qm_every or 1.0
+    next_browse, interval = T0 + args.first_query, args.qm_every or 1.0
     next_qu = T0 + 1.55 if args.qu_every > 0 else None
     log(f"browsing {stype} on {args.ip} for {args.duration}s")
 

@@ -1,4 +1,7 @@
 // Rules about each client: did its search get answers, fast enough, in a sane rhythm.
+
+import WireFormat
+
 extension Diagnosis {
     /// QUERIES_UNANSWERED when no Cast device was heard at all, CLIENT_NOT_ANSWERED when some
     /// were: none of the client's queries was answered.
@@ -26,6 +29,8 @@ extension Diagnosis {
         }
         // Queries relayed with an off-subnet source are ignored by design: RELAYED_QUERIES_IGNORED.
         guard relayedQueries(of: c.client, context) == nil else { return [] }
+        // Asking on the wrong interface has its own finding (SENDER_WRONG_INTERFACE).
+        if offSubnet(context, c) != nil { return [] }
         let othersAnswered = !context.clientsAnswered.subtracting([c.client.address]).isEmpty
         return [
             Finding(
@@ -42,6 +47,72 @@ extension Diagnosis {
                 frames: c.queryFrames + devices.map(\.firstFrame),
                 subjects: FindingSubjects(clients: [c.address], devices: devices.map(\.id)))
         ]
+    }
+
+    /// SENDER_WRONG_INTERFACE: none of the client's queries was answered, they come from an
+    /// IPv4 subnet (/24) that no Cast device's address or packets are in, and devices were heard
+    /// on another (DOMAIN.md §7.2 #2, §4 #6, #8, #9): the sender asks on a VPN, Docker or
+    /// tethering interface. About the sender's own address, unlike CROSS_SUBNET (the devices'
+    /// records arriving through a gateway); a reflector that answers the sender makes it
+    /// answered, so it never fires there.
+    static func senderWrongInterface(_ context: DiagnosisContext, _ c: ClientContext) -> [Finding] {
+        guard let (own, devices) = offSubnet(context, c) else { return [] }
+        let deviceSubnets = Array(Set(devices.flatMap { d in Self.ipv4(of: d).map(Self.subnet24) })).sorted()
+        let kind = Self.virtualInterface(own).map { "\(Self.subnet24(own)) looks like \($0). " } ?? ""
+        let names = list(devices.map { context.name(of: $0.id) })
+        let verb = devices.count == 1 ? "is" : "are"
+        let queries = Wording.count(c.client.queries, "Cast query", "Cast queries")
+        let detail =
+            "\(c.address) sent \(queries) and none was answered, while \(names) \(verb) on "
+            + "\(list(deviceSubnets)). \(kind)mDNS is link-local: queries sent on another interface (a VPN, a "
+            + "Docker bridge, USB or Wi-Fi tethering, a second network card) never reach the devices."
+        return [
+            Finding(
+                code: .senderWrongInterface, severity: .error,
+                title: "\(c.address) asks for Cast devices from \(Self.subnet24(own)), where no device is",
+                detail: detail,
+                advice: "Send discovery on the interface of the devices' LAN: disconnect the VPN or allow "
+                    + "local network access in its settings; run the sender in Docker with host networking; "
+                    + "in libraries, choose the interface (go-chromecast --iface, zeroconf interfaces=[…]); on "
+                    + "Android, capture in root mode rather than through PCAPdroid's VPN.",
+                frames: c.queryFrames + devices.map(\.firstFrame),
+                subjects: FindingSubjects(clients: [c.address], devices: devices.map(\.id)))
+        ]
+    }
+
+    /// The client's IPv4 address and the devices heard, when the client's queries went
+    /// unanswered from a /24 that holds no device address or device packet source.
+    static func offSubnet(_ context: DiagnosisContext, _ c: ClientContext) -> (IPv4Address, [Device])? {
+        guard c.queried, !c.answered, case .v4(let own) = c.client.address else { return nil }
+        let devices = context.mdnsDevices.filter { !Self.ipv4(of: $0).isEmpty }
+        guard !devices.isEmpty else { return nil }
+        let ownSubnet = own.rawValue >> 8
+        guard !devices.contains(where: { d in Self.ipv4(of: d).contains { $0.rawValue >> 8 == ownSubnet } })
+        else { return nil }
+        return (own, devices)
+    }
+
+    /// A device's IPv4 addresses: its A records and the sources of its packets.
+    static func ipv4(of d: Device) -> [IPv4Address] {
+        (d.addresses + d.sources).compactMap { a in
+            if case .v4(let v) = a { return v }
+            return nil
+        }
+    }
+
+    /// `192.0.2.0/24`.
+    static func subnet24(_ a: IPv4Address) -> String {
+        IPv4Address(rawValue: a.rawValue & 0xFFFF_FF00).description + "/24"
+    }
+
+    /// What a well-known virtual-interface range is, if `a` is in one.
+    static func virtualInterface(_ a: IPv4Address) -> String? {
+        let v = a.rawValue
+        if v >> 8 == 0x0AD7_AD { return "PCAPdroid's VPN (10.215.173.0/24)" }
+        if v >> 16 == 0xAC11 { return "Docker's default bridge (172.17.0.0/16)" }
+        if v & 0xFFC0_0000 == 0x6440_0000 { return "a carrier-grade NAT or Tailscale address (100.64.0.0/10)" }
+        if v >> 16 == 0xA9FE { return "a link-local address (169.254.0.0/16): no DHCP on that interface" }
+        return nil
     }
 
     /// APP_ID_UNANSWERED: the base type was answered, an app-ID subtype the client asked for
@@ -101,6 +172,45 @@ extension Diagnosis {
                     subjects: FindingSubjects(clients: [c.address], devices: [device.id])))
         }
         return findings
+    }
+
+    /// LOCAL_NAME_OVER_DNS: after its first Cast query, the client asked a unicast DNS server
+    /// (port 53) for a `.local` name, typically the SRV target `<uuid>.local` it just got over
+    /// mDNS (DOMAIN.md §7.2 #11). Only mDNS answers `.local` (RFC 6762 §3), so the server says
+    /// NXDOMAIN or gives an unrelated address, and the sender cannot connect.
+    static func localNameOverDNS(_ context: DiagnosisContext, _ c: ClientContext) -> [Finding] {
+        guard c.queried, let first = c.client.firstQuery else { return [] }
+        let asked = c.client.localNamesOverDNS.filter { $0.time >= first }
+        guard let q = asked.first else { return [] }
+        let ofDevice = context.mdnsDevices.first { $0.host.map(Self.bareName) == Self.bareName(q.name) }
+        let names = Array(Set(asked.map(\.name))).sorted()
+        let servers = Array(Set(asked.map(\.server.description))).sorted()
+        let answers = asked.compactMap { a in a.answer.map { "\(a.type) \(a.name): \($0)" } }
+        let hostNote =
+            ofDevice.map { " — the SRV target of \(context.name(of: $0.id)), which mDNS had already resolved" } ?? ""
+        return [
+            Finding(
+                code: .localNameOverDNS, severity: .warning,
+                title: "\(c.address) asked its DNS server for \(q.name)",
+                detail:
+                    "After its mDNS search, \(c.address) sent \(Wording.count(asked.count, "unicast DNS query", "unicast DNS queries")) "
+                    + "(UDP port 53) to \(list(servers)) for \(list(names))\(hostNote). Only mDNS answers "
+                    + "names under .local (RFC 6762 §3): a DNS server replies NXDOMAIN or an unrelated address, "
+                    + "so the sender finds the device but cannot connect to it. "
+                    + (answers.isEmpty ? "No answer was captured." : "The server said: \(capped(answers))."),
+                advice: "Make the sender resolve .local names with mDNS, or connect to the address from the "
+                    + "device's mDNS A record: on Linux install nss-mdns and put `mdns4_minimal [NOTFOUND=return]` "
+                    + "before `dns` on the hosts line of /etc/nsswitch.conf (in Docker, that is the container's "
+                    + "resolver: use host networking and avahi); in Node.js apps (chromecasts, castv2-client) use "
+                    + "the A record's address instead of looking the host name up with dns.lookup.",
+                frames: asked.flatMap { [$0.frame] + ($0.answerFrame.map { [$0] } ?? []) },
+                subjects: FindingSubjects(clients: [c.address], devices: ofDevice.map { [$0.id] } ?? []))
+        ]
+    }
+
+    /// A DNS name as text without its final dot, lower case.
+    static func bareName(_ name: String) -> String {
+        (name.hasSuffix(".") ? String(name.dropLast()) : name).lowercased()
     }
 
     /// SLOW_RESPONSE: shared answers to the client later than ``slowSharedAnswerMs``.

@@ -82,14 +82,21 @@ extension Diagnosis {
             frames: v4.map(\.frame), subjects: FindingSubjects(devices: [d.id]))
     }
 
-    /// DUPLICATE_NAME, one per name: mDNS devices that share a friendly name (letter case
-    /// ignored), in name order.
+    /// DUPLICATE_NAME, one per name: mDNS devices (different ids) that share a friendly name
+    /// (letter case ignored) while both are alive by their TTLs, in name order. One device that
+    /// replaced another of that name (a reset, a new id) is not a conflict.
     static func duplicateFriendlyNames(_ context: DiagnosisContext) -> [Finding] {
         var byName: [String: [Device]] = [:]
         for d in context.mdnsDevices {
             if let fn = d.friendlyName, !fn.isEmpty { byName[fn.lowercased(), default: []].append(d) }
         }
-        return byName.sorted(by: { $0.key < $1.key }).filter { $0.value.count > 1 }.map { _, same in
+        let together = byName.compactMapValues { devices -> [Device]? in
+            let same = devices.filter { d in
+                devices.contains { o in o.id != d.id && aliveTogether(d.instanceSpans, o.instanceSpans) }
+            }
+            return same.count > 1 ? same : nil
+        }
+        return together.sorted(by: { $0.key < $1.key }).map { _, same in
             Finding(
                 code: .duplicateName, severity: .warning,
                 title: "\(same.count) devices are called \"\(same[0].friendlyName!)\"",
@@ -100,20 +107,46 @@ extension Diagnosis {
         }
     }
 
-    /// DUPLICATE_NAME, one per device: one id under several instance names, or an instance
-    /// name with a conflict suffix.
+    /// DUPLICATE_NAME, one per device: one id under two different instance names alive at the
+    /// same time. A `-1` suffix alone is no conflict (real Cast groups and many receivers keep
+    /// it for good, DOMAIN.md §7.1), nor is a rename after the old name expired or said
+    /// goodbye, nor a Cast group whose leadership moves between members (§7.2 #9).
     static func duplicateInstanceNames(_ context: DiagnosisContext) -> [Finding] {
-        context.report.devices.filter { $0.instances.count > 1 || $0.instances.contains(where: hasConflictSuffix) }
-            .map { d in
-                Finding(
-                    code: .duplicateName, severity: .warning,
-                    title: "\(d.friendlyName ?? d.id) appears under more than one instance name",
-                    detail: "One id, instances \(list(d.instances)): an mDNS name conflict was resolved by renaming, "
-                        + "or a group's leadership moves between hosts, so senders see the device flap.",
-                    advice: "Look for two devices (or a reflector) answering for the same name; for groups, check the "
-                        + "members' network stability.",
-                    frames: [d.firstFrame, d.lastFrame], subjects: FindingSubjects(devices: [d.id]))
+        context.mdnsDevices.compactMap { d -> Finding? in
+            guard !isCastGroup(d) else { return nil }
+            var pair: (InstanceSpan, InstanceSpan)?
+            let spans = d.instanceSpans
+            search: for (i, a) in spans.enumerated() {
+                for b in spans[(i + 1)...] where b.instance != a.instance && a.overlaps(b) {
+                    pair = (a, b)
+                    break search
+                }
             }
+            guard let (a, b) = pair else { return nil }
+            let names = [a.instance, b.instance]
+            let renamed = names.contains(where: hasConflictSuffix)
+            return Finding(
+                code: .duplicateName, severity: .warning,
+                title: "\(d.friendlyName ?? d.id) answers under two instance names at once",
+                detail: "One id, instances \(list(names)), both alive by their TTLs at the same time"
+                    + (renamed
+                        ? ": an mDNS name conflict was resolved by renaming, so senders may list the device twice "
+                            + "or see it flap."
+                        : ", so senders may list the device twice or see it flap."),
+                advice: "Look for two devices (or a reflector or a second network interface) answering for the same "
+                    + "id; restart the device once the other is gone so it takes back its own name.",
+                frames: [a.firstFrame, b.firstFrame], subjects: FindingSubjects(devices: [d.id]))
+        }
+    }
+
+    /// Whether two sets of instance spans have a moment when both were alive.
+    static func aliveTogether(_ a: [InstanceSpan], _ b: [InstanceSpan]) -> Bool {
+        a.contains { x in b.contains { x.overlaps($0) } }
+    }
+
+    /// Whether the device is a Cast group (TXT `md=Google Cast Group`), whose leader moves.
+    static func isCastGroup(_ d: Device) -> Bool {
+        d.model?.lowercased() == "google cast group"
     }
 
     static func hasConflictSuffix(_ instance: String) -> Bool {

@@ -58,9 +58,8 @@ public enum Diagnosis {
             .report(noMDNSTraffic),
             .report(noCastQueries),
             .eachClient([
-                dialUnanswered, dialOnly, vlanSeparated, notAnswered, multicastDecayed, appIDUnanswered,
-                incompleteResolution, slowResponse, queryStorm,
-                legacyUnicast,
+                dialUnanswered, dialOnly, vlanSeparated, senderWrongInterface, notAnswered, multicastDecayed,
+                appIDUnanswered, incompleteResolution, localNameOverDNS, slowResponse, queryStorm, legacyUnicast,
             ]),
             .eachMDNSDevice([txtMissingRequired, noIPv4Address, leftOrExpired, addressChanged]),
             .report(duplicateFriendlyNames),

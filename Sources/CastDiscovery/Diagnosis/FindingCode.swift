@@ -48,6 +48,11 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let queryStorm = FindingCode(rawValue: "QUERY_STORM")
     /// A client sends legacy unicast queries (not from port 5353).
     public static let legacyUnicast = FindingCode(rawValue: "LEGACY_UNICAST")
+    /// A client asked a unicast DNS server (port 53) for a `.local` name.
+    public static let localNameOverDNS = FindingCode(rawValue: "LOCAL_NAME_OVER_DNS")
+    /// A client's unanswered queries come from a subnet no Cast device is on (VPN, Docker,
+    /// tethering), while devices are heard on another.
+    public static let senderWrongInterface = FindingCode(rawValue: "SENDER_WRONG_INTERFACE")
 
     // MARK: Devices
 
@@ -110,8 +115,8 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         .noMDNSTraffic, .noCastQueries, .queriesUnanswered, .clientNotAnswered, .appIDUnanswered,
         .incompleteResolution, .noIPv4Address, .txtMissingRequired, .deviceLeft, .deviceExpired, .slowResponse,
         .crossSubnet, .reflectedTraffic, .advertisedAddressUnreachable, .relayedQueriesIgnored, .responseTTLNot255,
-        .vlanSeparated, .multicastDecayed, .duplicateName, .addressChanged, .queryStorm, .legacyUnicast, .dialOnly,
-        .dialUnanswered,
+        .vlanSeparated, .multicastDecayed, .duplicateName, .addressChanged, .queryStorm, .legacyUnicast,
+        .localNameOverDNS, .senderWrongInterface, .dialOnly, .dialUnanswered,
         .truncatedCapture, .malformedPackets, .limitReached, .packetsDropped, .encryptedWiFi,
         .plistMalformed, .plistMissingService, .plistMissingAppID, .plistMissingUsageDescription, .plistNoAppID,
         .plistOK,

@@ -47,6 +47,8 @@ public struct DiscoveryTracker {
     var clients: [ClientState] = []
     /// Each client's address, by index (read per response without touching its state).
     var clientAddresses: [IPAddress] = []
+    /// The capture interface each client's first query was seen on (LINUX_SLL2), by index.
+    var clientInterfaces: [UInt32?] = []
     var clientSlot: [IPAddress: Int] = [:]
     var dial: [String: DIALState] = [:]
     var dialOrder: [String] = []
@@ -66,6 +68,8 @@ public struct DiscoveryTracker {
     var reflectedTTLs: Set<UInt8> = []
     /// The IPv4 sources each link address sent mDNS from.
     var linkSources = LinkSources()
+    /// Unicast DNS queries for `.local` names, by client address (Tracker-unicastDNS).
+    var localDNS: [IPAddress: [LocalDNSQuery]] = [:]
 
     /// Evidence frames kept per kind (malformed, reflected).
     static let maximumEvidenceFrames = 30
@@ -128,7 +132,9 @@ public struct DiscoveryTracker {
             if malformed.count < Self.maximumEvidenceFrames { malformed.append((frame, error.description)) }
         }
         if packet.isMDNS { linkSources.note(packet) }
-        if let view {
+        if let view, packet.isUnicastDNS {
+            ingestUnicastDNS(view, packet: packet, frame: frame)
+        } else if let view {
             // One scratch buffer per packet for the names expanded from the wire.
             withUnsafeTemporaryAllocation(byteCount: MessageNames.scratchBytes, alignment: 8) { scratch in
                 var names = MessageNames(view: view, scratch: scratch)

@@ -28,6 +28,8 @@ public struct TimelineResult: Sendable {
         var senders: [RecordSender] = []
         var vlans: [UInt16] = []
         var lastMulticast: (time: Timestamp, frame: FrameRef)?
+        /// When each of its instance names was alive (every instance of every timeline).
+        var instanceSpans: [InstanceSpan] = []
     }
 
     struct ClientPart {
@@ -98,5 +100,6 @@ extension TimelineResult.DevicePart {
         senders.absorb(other.senders)
         for v in other.vlans where !vlans.contains(v) { vlans.append(v) }
         if let m = other.lastMulticast, lastMulticast.map({ m.time > $0.time }) ?? true { lastMulticast = m }
+        instanceSpans += other.instanceSpans
     }
 }

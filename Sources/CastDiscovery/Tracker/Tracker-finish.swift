@@ -27,6 +27,10 @@ extension DiscoveryTracker {
             if let host {
                 for (type, values) in host.ttls { ttls[type, default: []].formUnion(values) }
             }
+            // Alive until its goodbye, or until the last PTR's TTL (120 s when none was kept).
+            let ttl = Int64(i.ptrTTL ?? i.srvTTLs.filter { $0 > 0 }.min() ?? 120)
+            let until =
+                i.leftAt ?? Timestamp(seconds: i.lastSeen.seconds + ttl, nanoseconds: Int64(i.lastSeen.nanoseconds))
             var part = TimelineResult.DevicePart(
                 id: id, instances: [i.label], txt: i.txt, host: i.srvTarget?.description, port: i.srvPort.map(Int.init),
                 addresses: host?.addresses ?? [], appIDs: i.appIDs,
@@ -38,6 +42,9 @@ extension DiscoveryTracker {
                 sourceFrames: i.sourceFrames, vlans: i.vlans, lastMulticast: i.lastMulticast)
             part.senders = i.senders
             if let host { part.senders.absorb(host.senders) }
+            part.instanceSpans = [
+                InstanceSpan(instance: i.label, firstSeen: i.firstSeen, aliveUntil: until, firstFrame: i.firstFrame)
+            ]
             if let index = partIndex[id] {
                 parts[index].absorb(part)
             } else {
@@ -152,7 +159,7 @@ extension DiscoveryTracker {
 
         let serviceType = names.lookup(CastName.serviceTypeName)
         let clientParts = clients.map { c -> TimelineResult.ClientPart in
-            TimelineResult.ClientPart(
+            var part = TimelineResult.ClientPart(
                 client: Client(
                     address: c.address, mac: c.mac, process: c.process, queries: c.queries, quQuestions: c.qu,
                     qmQuestions: c.qm, appIDsQueried: c.appIDs.sorted(), firstQuery: c.firstQuery,
@@ -171,8 +178,13 @@ extension DiscoveryTracker {
                     ).sorted(),
                     serviceTypeAnswered: serviceType.map { c.namesAnswered.contains($0) } ?? false,
                     intervalsMs: c.intervals, followsDoubling: c.intervalCount < 2 ? nil : !c.doublingViolated,
-                    sessions: c.sessionCount, vlans: c.vlans.map(Int.init)),
+                    sessions: c.sessionCount, vlans: c.vlans.map(Int.init), mediaCriterionQueried: c.mediaCriterion,
+                    mediaCriterionAnswered: c.namesAnswered.members.contains { key in
+                        CastName(names.name(key)) == .mediaCriterion
+                    }),
                 intervalCount: c.intervalCount)
+            part.client.localNamesOverDNS = localDNS[c.address] ?? []
+            return part
         }
         // DIAL rows after the mDNS ones, in what room the table has left.
         let dialLatency = dialRows(room: Swift.max(0, maximumRows - latency.count), drops: &drops)
@@ -191,7 +203,9 @@ extension DiscoveryTracker {
         for key in keys {
             let p = s.progress(key) ?? SessionProgress()
             if let a = p.firstAnswer, first == nil || a.time < first!.time { first = a }
-            var parts: [(time: Timestamp, frame: FrameRef)] = []
+            // Resolved when the client had all four: the PTR answer too, which may be the last
+            // to arrive when the rest was already in its cache.
+            var parts: [(time: Timestamp, frame: FrameRef)] = p.firstAnswer.map { [$0] } ?? []
             var missing: [String] = []
             if let srv = p.srv { parts.append((srv.time, srv.frame)) } else { missing.append("SRV") }
             if let txt = p.txt { parts.append(txt) } else { missing.append("TXT") }

@@ -126,6 +126,7 @@ extension DiscoveryTracker {
             lastClient = (address, index)
             clients.append(ClientState(address: address))
             clientAddresses.append(address)
+            clientInterfaces.append(packet.interfaceIndex)
             pendingSince.append(nil)
             isActive.append(false)
         }

@@ -80,10 +80,12 @@ extension DiscoveryTracker {
                 let target = names.name(host)
                 guard let slot = touchInstance(k.owner, packet: packet, frame: frame) else { continue }
                 instances[slot].noteSRV(ttl: ttl, target: target, host: host, port: k.port)
+                instances[slot].srvCache.note(ttl: ttl, target: host, packet: packet, frame: frame)
             case .txt:
                 if events, !touched.contains(k.owner) { touched.append(k.owner) }
                 guard let slot = touchInstance(k.owner, packet: packet, frame: frame) else { continue }
                 instances[slot].noteTXT(ttl: ttl, k.txt)
+                instances[slot].txtCache.note(ttl: ttl, target: nil, packet: packet, frame: frame)
             case .a, .aaaa:
                 guard let address = k.address else { continue }
                 if events, !hostsTouched.contains(k.owner) { hostsTouched.append(k.owner) }
@@ -95,11 +97,13 @@ extension DiscoveryTracker {
         // What each client could receive of it.
         let window = options.responseWindowNanoseconds
         for index in sessionClients
-        where canReceive(packet, client: clientAddresses[index], vlans: clients[index].vlans) {
+        where canReceive(
+            packet, client: clientAddresses[index], vlans: clients[index].vlans, interface: clientInterfaces[index])
+        {
             let dropped = clients[index].receive(
                 keyed, time: now, frame: frame, window: window, unicast: packet.destination == clientAddresses[index],
                 budget: &pairBudget)
-            drops.pairs += dropped
+            drops.pairs += dropped + recallCached(keyed, client: index, at: now)
         }
         if events { emitDeviceEvents(touched: touched, hostsTouched: hostsTouched, time: now, frame: frame) }
     }
@@ -173,16 +177,22 @@ extension DiscoveryTracker {
             hosts.append(HostState())
         }
         hosts[slot].note(address, ttl: ttl, packet: packet, frame: frame)
+        hosts[slot].addressCache.note(ttl: ttl, target: nil, packet: packet, frame: frame)
     }
 
     /// Whether `client` could receive `packet`: unicast to it, or multicast in its address
     /// family (an IPv6 client address is a socket on ff02::fb, which IPv4 answers do not reach),
     /// and, on a trunk capture, on one of the client's VLANs (`vlans`: the outer VLAN IDs its
-    /// own packets carried; a tagged packet reaches only hosts on its VLAN).
-    func canReceive(_ packet: DiscoveryPacket, client: IPAddress, vlans: [UInt16] = []) -> Bool {
+    /// own packets carried; a tagged packet reaches only hosts on its VLAN), and on its interface
+    /// when the capture names interfaces (`tcpdump -i any`: a multicast answer on eth0 does not
+    /// reach a socket that queries on eth1).
+    func canReceive(
+        _ packet: DiscoveryPacket, client: IPAddress, vlans: [UInt16] = [], interface: UInt32? = nil
+    ) -> Bool {
         if let vlan = packet.outerVLAN, !vlans.isEmpty, !vlans.contains(vlan) { return false }
         if packet.destination == client { return true }
         guard packet.destination.isMulticast else { return false }
+        if let interface, let arrived = packet.interfaceIndex, arrived != interface { return false }
         switch (packet.destination, client) {
         case (.v4, .v4), (.v6, .v6): return true
         default: return false

@@ -16,6 +16,8 @@ extension DiscoveryTracker {
         var qu = 0
         var qm = 0
         var appIDs: Set<String> = []
+        /// Whether it asked the media criterion subtype (``CastName/mediaCriterion``).
+        var mediaCriterion = false
         var subtypeNamesAsked: Set<NameID> = []
         var firstQuery: Timestamp?
         var lastQuery: Timestamp?
@@ -113,7 +115,11 @@ extension DiscoveryTracker.ClientState {
             if q.unicastResponse { qu += 1 } else { qm += 1 }
         }
         for (key, name) in subtypeNames where subtypeNamesAsked.insert(key).inserted {
-            if case .subtype(let app)? = CastName(name) { appIDs.insert(app) }
+            switch CastName(name) {
+            case .subtype(let app)?: appIDs.insert(app)
+            case .mediaCriterion?: mediaCriterion = true
+            default: break
+            }
         }
         if firstQuery == nil {
             firstQuery = now

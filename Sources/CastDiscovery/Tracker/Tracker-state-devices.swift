@@ -41,6 +41,9 @@ extension DiscoveryTracker {
         var expired = false
         var leftReported = false
         var lastSnapshot: DeviceSnapshot?
+        /// The last copies of its SRV and TXT records that clients hold (Tracker-cache).
+        var srvCache = CacheEntry()
+        var txtCache = CacheEntry()
         /// The TXT rdata as last parsed, to skip parsing it again.
         var rawTXT: [UInt8]?
         /// The last few distinct TXT records with their meaning: a receiver that goes back and
@@ -157,6 +160,8 @@ extension DiscoveryTracker {
         /// Each distinct IP source, link source and IP TTL its address records came with.
         var senders: [RecordSender] = []
         var lastSenderFrame: FrameRef?
+        /// The last copy of its address records that clients hold (Tracker-cache).
+        var addressCache = CacheEntry()
 
         var ttls: [String: Set<UInt32>] {
             var out: [String: Set<UInt32>] = [:]
