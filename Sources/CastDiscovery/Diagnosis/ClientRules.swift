@@ -84,6 +84,9 @@ extension Diagnosis {
     /// unanswered from a /24 that holds no device address or device packet source.
     static func offSubnet(_ context: DiagnosisContext, _ c: ClientContext) -> (IPv4Address, [Device])? {
         guard c.queried, !c.answered, case .v4(let own) = c.client.address else { return nil }
+        // On a trunk capture the tags say where each host is: VLAN_SEPARATED, or (a gateway
+        // between the VLANs) CLIENT_NOT_ANSWERED, tell it better than the /24 guess.
+        guard c.client.vlans.isEmpty else { return nil }
         let devices = context.mdnsDevices.filter { !Self.ipv4(of: $0).isEmpty }
         guard !devices.isEmpty else { return nil }
         let ownSubnet = own.rawValue >> 8
