@@ -76,9 +76,12 @@ extension AnalysisReport {
                 }
             }
         }
-        self.clients = clients
-        self.latency = timelines.flatMap(\.latency)
-        self.queries = timelines.flatMap(\.queries)
+        // Hosts, not addresses: a host's addresses (one MAC) joined into one client, and its
+        // rows, queries and response counts with it.
+        let grouping = HostGrouping(clients)
+        self.clients = grouping.hosts.map { Client(host: $0.map { clients[$0] }) }
+        var latency = timelines.flatMap(\.latency)
+        var queries = timelines.flatMap(\.queries)
         self.malformedFrames = Array(timelines.flatMap(\.malformed).prefix(DiscoveryTracker.maximumEvidenceFrames))
         self.malformedCount = timelines.reduce(0) { $0 + $1.malformedCount }
         self.reflectedFrames = Array(timelines.flatMap(\.reflected).prefix(DiscoveryTracker.maximumEvidenceFrames))
@@ -104,12 +107,21 @@ extension AnalysisReport {
                 }
             }
         }
-        self.responses = responseParts.map {
+        var responses = responseParts.map {
             ResponseStats(
                 client: $0.client, deviceID: $0.deviceID, expected: $0.counter.expected, answered: $0.counter.answered,
                 suppressed: $0.counter.suppressed, missed: $0.counter.missed, delay: Summary($0.counter.delays),
                 missedFrames: Array($0.counter.missedFrames.prefix(TrackerLimits.maximumMissedFramesKept)))
         }
+        var responseDelays = responseParts.map(\.counter.delays)
+        if !grouping.primary.isEmpty {
+            Self.joinHosts(
+                grouping, latency: &latency, queries: &queries, responses: &responses, delays: &responseDelays,
+                options: options, queriesComplete: drops.queries == 0)
+        }
+        self.latency = latency
+        self.queries = queries
+        self.responses = responses
 
         // Summaries per device and overall.
         var summaries: [LatencySummary] = []
@@ -117,12 +129,13 @@ extension AnalysisReport {
         var allResolved: [Double] = []
         var allDelays: [Double] = []
         let rowsByDevice = Dictionary(grouping: latency, by: \.deviceID)
-        let responsesByDevice = Dictionary(grouping: responseParts, by: \.deviceID)
+        var delaysByDevice: [String: [Double]] = [:]
+        for (r, d) in zip(responses, responseDelays) { delaysByDevice[r.deviceID, default: []] += d }
         for device in devices where device.via.contains("mdns") {
             let rows = rowsByDevice[device.id] ?? []
             let first = rows.compactMap(\.firstAnswerMs)
             let resolved = rows.compactMap(\.resolvedMs)
-            let delays = (responsesByDevice[device.id] ?? []).flatMap(\.counter.delays)
+            let delays = delaysByDevice[device.id] ?? []
             allFirst += first
             allResolved += resolved
             allDelays += delays

@@ -167,7 +167,12 @@ public struct Device: Hashable, Sendable {
 
 /// A host that searched for Cast devices.
 public struct Client: Hashable, Sendable {
+    /// The primary address: IPv4 when the host has one, else the first seen. Latency rows,
+    /// response stats, query outcomes and findings name the host by it.
     public var address: IPAddress
+    /// Every address the host queried from, the primary first (its IPv4 and IPv6 addresses,
+    /// joined by MAC: ``HostGrouping``); empty in a hand-built client, which means `[address]`.
+    public var addresses: [IPAddress] = []
     public var mac: MACAddress?
     /// PKTAP process name (and pid) when the capture has it.
     public var process: String?
@@ -204,6 +209,9 @@ public struct Client: Hashable, Sendable {
     public var followsDoubling: Bool?
     /// Discovery sessions started.
     public var sessions: Int
+
+    /// ``addresses``, or `[address]` when they were not filled in.
+    public var allAddresses: [IPAddress] { addresses.isEmpty ? [address] : addresses }
 }
 
 /// The latency of one device for one discovery session of one client.

@@ -188,6 +188,7 @@ public enum AnalysisJSON {
     static func client(_ c: Client, _ w: inout JSONWriter) {
         w.beginObject()
         w.string(c.address.description, "address")
+        strings(c.allAddresses.map(\.description), "addresses", &w)
         w.string(c.mac?.description, "mac")
         w.string(c.process, "process")
         w.int(c.queries, "queries")

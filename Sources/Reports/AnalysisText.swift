@@ -29,7 +29,13 @@ public enum AnalysisText {
         }
 
         out += "\nClients (\(r.clients.count))\n"
-        out += table(AnalysisTables.clientHeader, AnalysisTables.clientRows(r), widths: [28, 7, 7, 8, 16, 8, 6, 4])
+        out += table(
+            AnalysisTables.clientHeader, AnalysisTables.clientRows(r, allAddresses: false),
+            widths: [28, 7, 7, 8, 16, 8, 6, 4])
+        // A host's other addresses in full, below the table (a table cell would cut them).
+        for c in r.clients where c.allAddresses.count > 1 {
+            out += wrap(["\(c.address):", "addresses"] + c.allAddresses.map(\.description))
+        }
 
         let (rows, notes) = AnalysisTables.latencyRows(r)
         out += "\nLatency, ms from session start (session gap \(AnalysisTables.ms(r.sessionGapSeconds * 1000)) ms)\n"

@@ -178,7 +178,8 @@ public enum HTMLReport {
                 + "M-SEARCH).</p>\n</section>\n"
         }
         let rows = r.clients.map { c -> [String] in
-            var address = "<bdi class=\"name\">\(e(c.address.description))</bdi>"
+            var address = c.allAddresses.map { "<bdi class=\"name\">\(e($0.description))</bdi>" }
+                .joined(separator: "<br />")
             var sub: [String] = []
             if let mac = c.mac { sub.append(e(mac.description)) }
             if let p = c.process { sub.append(e(p)) }

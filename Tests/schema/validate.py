@@ -395,6 +395,19 @@ def check_addresses(doc):
     addrs = [c.get("address") for c in items(doc, "clients")]
     if len(addrs) != len(set(addrs)):
         problems.append("a client address appears twice in clients[]")
+    # A host's addresses: its primary address first, no address in two hosts.
+    every = []
+    for i, c in enumerate(items(doc, "clients")):
+        host = c.get("addresses")
+        if host is None:
+            continue
+        for j, a in enumerate(host):
+            address("clients[%d].addresses[%d]" % (i, j), a)
+        if not host or host[0] != c.get("address"):
+            problems.append("clients[%d].addresses does not start with its address %r" % (i, c.get("address")))
+        every += host
+    if len(every) != len(set(every)):
+        problems.append("an address appears in two clients[].addresses")
     return problems
 
 
@@ -582,6 +595,8 @@ def mutations(doc):
         ("bad enum: via bonjour", "schema", set_path("devices", 0, "via", ["bonjour"])),
         ("bad enum: finding severity fatal", "schema", add_finding("fatal")),
         ("bad address: clients[0].address", "schema", set_path("clients", 0, "address", "192.0.2.300")),
+        ("clients[0].addresses without its address", "addresses",
+         set_path("clients", 0, "addresses", ["2001:db8::99"])),
         ("dangling deviceId in latency", "references", set_path("latency", lat, "deviceId", "no-such-device")),
         ("dangling deviceId in responses", "references", set_path("responses", res, "deviceId", "no-such-device")),
         ("dangling deviceId in summaries", "references", set_path("summaries", "devices", 0, "deviceId", "no-such-device")),

@@ -21,7 +21,7 @@ extension Diagnosis {
     static func notAnswered(_ context: DiagnosisContext, _ c: ClientContext) -> [Finding] {
         guard c.queried, !c.answered else { return [] }
         let devices = context.mdnsDevices
-        let queries = c.client.queries
+        let queries = c.queryCount
         if devices.isEmpty {
             return [
                 Finding(

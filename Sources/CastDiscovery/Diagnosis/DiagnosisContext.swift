@@ -83,6 +83,9 @@ struct ClientContext {
     let answered: Bool
     /// The finding subject naming only this client.
     let subject: FindingSubjects
+    /// How many times it asked: its query bursts (one burst sent over IPv4 and IPv6 is one
+    /// query), or its query packets when the per-query table dropped some.
+    let queryCount: Int
 
     init(_ client: Client, in context: DiagnosisContext) {
         self.client = client
@@ -91,6 +94,7 @@ struct ClientContext {
         queryFrames = queries.map(\.frame)
         answered = queries.contains { !$0.answered.isEmpty || !$0.suppressed.isEmpty }
         subject = FindingSubjects(clients: [address])
+        queryCount = context.report.limitDrops.queries == 0 && !queries.isEmpty ? queries.count : client.queries
     }
 
     /// Whether it searched with mDNS at all (the rules about queries need that).
