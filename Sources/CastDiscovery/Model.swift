@@ -345,6 +345,34 @@ public struct FindingSubjects: Hashable, Sendable {
     public static let maximumEach = 100
 }
 
+/// One subject's part of a finding: who or what, its own one-line detail, its frames.
+///
+/// Rules emit one finding per subject; ``Diagnosis/diagnose(_:inputs:)`` merges the findings
+/// of one code into one, with an evidence entry per subject (the one-subject finding keeps its
+/// single entry, rendered as before).
+public struct FindingEvidence: Hashable, Sendable {
+    /// What kind of subject the entry is about: the subject kind that differs between the
+    /// merged findings.
+    public enum Kind: String, Hashable, Sendable {
+        case client, device, app, other
+    }
+    public var kind: Kind
+    /// The subject as a reader knows it: a client's address, a device's friendly name, an app
+    /// ID (several, joined by ` / `, when more than one kind differs); empty for `other`.
+    public var subject: String
+    /// One line: the title the rule gave for this subject.
+    public var detail: String
+    /// This subject's frames (at most ``Finding/maximumFrames``).
+    public var frames: [FrameRef]
+
+    public init(kind: Kind, subject: String, detail: String, frames: [FrameRef]) {
+        self.kind = kind
+        self.subject = subject
+        self.detail = detail
+        self.frames = Array(frames.prefix(Finding.maximumFrames))
+    }
+}
+
 /// A diagnosis: what is wrong (or notable), why we think so, and what to do.
 public struct Finding: Hashable, Sendable {
     /// Stable identifier, documented in docs/diagnostics.md (`QUERIES_UNANSWERED`).
@@ -359,6 +387,9 @@ public struct Finding: Hashable, Sendable {
     /// Frames that prove it, the most telling first (at most ``Finding/maximumFrames``).
     public var frames: [FrameRef]
     public var subjects: FindingSubjects
+    /// Per subject: its one-line detail and frames (filled in by the diagnosis; empty in a
+    /// finding a rule has just made, which is its own single subject).
+    public var evidence: [FindingEvidence] = []
 
     /// The most evidence frames a finding lists.
     public static let maximumFrames = 30

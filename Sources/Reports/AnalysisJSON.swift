@@ -128,6 +128,17 @@ public enum AnalysisJSON {
             strings(f.subjects.devices, "devices", &w)
             strings(f.subjects.appIDs, "appIds", &w)
             w.endObject()
+            // Per subject (one entry for a finding about one subject).
+            w.beginArray("evidence")
+            for e in f.evidence {
+                w.beginObject()
+                w.string(e.kind.rawValue, "kind")
+                w.string(e.subject, "subject")
+                w.string(e.detail, "detail")
+                frames(e.frames, "frames", &w)
+                w.endObject()
+            }
+            w.endArray()
             w.endObject()
         }
         w.endArray()

@@ -66,7 +66,17 @@ public enum AnalysisText {
                 out += wrap(["\(f.code.rawValue):"] + words(f.title), first: "  * ", rest: "    ")
                 out += wrap(words(f.detail), first: "    ", rest: "    ")
                 out += wrap(["Advice:"] + words(f.advice), first: "    ", rest: "    ")
-                if !f.frames.isEmpty {
+                if f.evidence.count > 1 {
+                    // One item per subject: its own line and frames (the finding's are their union).
+                    for e in f.evidence {
+                        out += wrap(words(ReportEvidence.line(e)), first: "    - ", rest: "      ")
+                        if !e.frames.isEmpty {
+                            out += wrap(
+                                ["Frames:"] + frameList(e.frames, captures: r.captures), first: "      ", rest: "      "
+                            )
+                        }
+                    }
+                } else if !f.frames.isEmpty {
                     out += wrap(["Frames:"] + frameList(f.frames, captures: r.captures), first: "    ", rest: "    ")
                 }
             }

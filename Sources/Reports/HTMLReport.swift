@@ -106,16 +106,26 @@ public enum HTMLReport {
         if !f.detail.isEmpty { out += "<p class=\"detail\">\(e(f.detail))</p>\n" }
         if !f.advice.isEmpty { out += "<p class=\"advice\"><strong>What to do:</strong> \(e(f.advice))</p>\n" }
         var facts: [(String, String)] = []
-        if !f.frames.isEmpty {
+        /// The frames grouped by capture, each group with its Wireshark filter.
+        func frames(_ frames: [FrameRef]) -> String {
             var evidence = ""
-            for g in ReportEvidence.frameGroups(f.frames) {
+            for g in ReportEvidence.frameGroups(frames) {
                 evidence +=
                     "<div class=\"frames\"><span class=\"file\">\(e(ReportEvidence.file(r, g.capture)))</span>: "
                 evidence += Wording.noun(g.frames.count, "frame") + " "
                 evidence += g.frames.map { "#\($0)" }.joined(separator: ", ")
                 evidence += " <code class=\"filter\">\(e(ReportEvidence.wiresharkFilter(g.frames)))</code></div>"
             }
-            facts.append(("Evidence", evidence))
+            return evidence
+        }
+        if f.evidence.count > 1 {
+            // One item per subject: its own line and frames.
+            let items = f.evidence.map { ev in
+                "<li><bdi>\(e(ReportEvidence.line(ev)))</bdi>\(frames(ev.frames))</li>"
+            }
+            facts.append(("Evidence", "<ul class=\"evidence\">" + items.joined() + "</ul>"))
+        } else if !f.frames.isEmpty {
+            facts.append(("Evidence", frames(f.frames)))
         }
         let s = f.subjects
         if !s.clients.isEmpty {

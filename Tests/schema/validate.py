@@ -411,6 +411,23 @@ def check_addresses(doc):
     return problems
 
 
+def check_findings(doc):
+    """One finding per code and severity; a client subject of the evidence is a subject."""
+    problems = []
+    seen = set()
+    for i, f in enumerate(items(doc, "findings")):
+        key = (f.get("code"), f.get("severity"))
+        if key in seen:
+            problems.append("findings[%d]: a second %s %s finding (one per code)" % (i, key[1], key[0]))
+        seen.add(key)
+        clients = set((f.get("subjects") or {}).get("clients") or [])
+        for j, e in enumerate(f.get("evidence") or []):
+            if e.get("kind") == "client" and e.get("subject", "").split(" / ")[0] not in clients:
+                problems.append("findings[%d].evidence[%d]: client %r is not in subjects.clients"
+                                % (i, j, e.get("subject")))
+    return problems
+
+
 SEMANTIC_CHECKS = [
     ("references", check_references),
     ("frames", check_frames),
@@ -420,6 +437,7 @@ SEMANTIC_CHECKS = [
     ("times", check_times),
     ("decimals", check_decimals),
     ("addresses", check_addresses),
+    ("findings", check_findings),
 ]
 
 
@@ -595,6 +613,9 @@ def mutations(doc):
         ("bad enum: via bonjour", "schema", set_path("devices", 0, "via", ["bonjour"])),
         ("bad enum: finding severity fatal", "schema", add_finding("fatal")),
         ("bad address: clients[0].address", "schema", set_path("clients", 0, "address", "192.0.2.300")),
+        ("two findings of one code", "findings", lambda d: d["findings"].extend(
+            [{"code": "DEVICE_LEFT", "severity": "info", "title": "t", "detail": "", "advice": "", "frames": [],
+              "subjects": {"clients": [], "devices": [], "appIds": []}, "evidence": []}] * 2)),
         ("clients[0].addresses without its address", "addresses",
          set_path("clients", 0, "addresses", ["2001:db8::99"])),
         ("dangling deviceId in latency", "references", set_path("latency", lat, "deviceId", "no-such-device")),

@@ -56,7 +56,7 @@ extension Diagnosis {
     }
 
     /// LIMIT_REACHED: what was dropped to stay within the limits, or `nil` if nothing was.
-    /// `notListed` counts the findings of each code beyond ``maximumFindingsPerCode``.
+    /// `notListed` counts the subjects of each code beyond ``maximumFindingsPerCode``.
     static func limitReached(
         _ drops: LimitDrops, capacity: TrackerCapacity, notListed: [FindingCode: Int]
     ) -> Finding? {
@@ -69,7 +69,7 @@ extension Diagnosis {
         if drops.findings > 0 {
             let codes = notListed.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) \($0.key)" }
             parts.append(
-                "\(drops.findings) findings beyond \(maximumFindingsPerCode) of one kind not listed "
+                "\(drops.findings) subjects beyond \(maximumFindingsPerCode) of one finding not listed "
                     + "(\(codes.joined(separator: ", ")))")
         }
         return Finding(
