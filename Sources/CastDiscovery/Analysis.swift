@@ -8,6 +8,8 @@ extension AnalysisReport {
         self.merged = merged
         self.sessionGapSeconds = Double(options.sessionGapNanoseconds) / 1e9
         self.findings = []
+        self.clientFilter = options.clients.sorted()
+        self.clientsLeftOut = Array(Set(timelines.flatMap(\.clientsLeftOut)).sorted().prefix(30))
 
         // Devices by id across timelines.
         // (Indexes by key: a flood of devices must not make this quadratic.)

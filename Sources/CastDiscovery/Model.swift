@@ -439,4 +439,8 @@ public struct AnalysisReport: Sendable {
     public var sessionGapSeconds: Double
     /// Whether several files were analysed as one timeline.
     public var merged: Bool
+    /// The addresses `--client` asked for (empty: every client).
+    public var clientFilter: [IPAddress] = []
+    /// Hosts that searched but were left out by `--client` (the first 30), sorted.
+    public var clientsLeftOut: [IPAddress] = []
 }

@@ -47,10 +47,11 @@ public enum Diagnosis {
     /// stay together.
     static var rules: [DiagnosisRule] {
         [
-            .eachCapture([encryptedWiFi, truncatedCapture]),
+            .eachCapture([emptyCapture, encryptedWiFi, truncatedCapture]),
             .report(malformedPackets),
             .report(noMDNSTraffic),
             .report(noCastQueries),
+            .report(noSuchClient),
             .eachClient([
                 dialOnly, notAnswered, appIDUnanswered, incompleteResolution, slowResponse, queryStorm,
                 legacyUnicast,

@@ -20,6 +20,10 @@ struct DiagnosisContext {
     let dialSearched: Bool
     /// The end of the latest capture.
     let captureEnd: Timestamp?
+    /// Whether there are captures and every one has no frame at all.
+    let allCapturesEmpty: Bool
+    /// Whether `--client` named addresses and none of them searched.
+    let noSuchClient: Bool
 
     /// Each client's queries, in report order.
     let queriesByClient: [IPAddress: [QueryOutcome]]
@@ -45,6 +49,9 @@ struct DiagnosisContext {
         ssdpPackets = report.captures.reduce(0) { $0 + $1.ssdpPackets }
         dialSearched = report.clients.contains { $0.dialSearches > 0 }
         captureEnd = report.captures.compactMap(\.end).max()
+        allCapturesEmpty = !report.captures.isEmpty && report.captures.allSatisfy { $0.packets == 0 && !$0.truncated }
+        let filter = Set(report.clientFilter)
+        noSuchClient = !filter.isEmpty && !report.clients.contains { !filter.isDisjoint(with: $0.allAddresses) }
 
         queriesByClient = Dictionary(grouping: report.queries, by: \.client)
         clientsAnswered = Set(report.queries.filter { !$0.answered.isEmpty }.map(\.client))

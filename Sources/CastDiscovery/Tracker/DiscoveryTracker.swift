@@ -62,6 +62,9 @@ public struct DiscoveryTracker {
     var reflected: [FrameRef] = []
     var reflectedCount = 0
     var reflectedTTLs: Set<UInt8> = []
+    /// The searchers `--client` left out, in order of first sight (at most
+    /// ``maximumEvidenceFrames``): what to offer when the client asked for is not there.
+    var clientsLeftOut: [IPAddress] = []
 
     /// Evidence frames kept per kind (malformed, reflected).
     static let maximumEvidenceFrames = 30
@@ -86,6 +89,12 @@ public struct DiscoveryTracker {
     /// The host state of `id`, if address records were seen for it.
     func host(_ id: NameID) -> HostState? {
         id.index < hostSlot.count && hostSlot[id.index] >= 0 ? hosts[Int(hostSlot[id.index])] : nil
+    }
+
+    /// Notes a searcher that `--client` leaves out.
+    mutating func leaveOut(_ address: IPAddress) {
+        guard clientsLeftOut.count < Self.maximumEvidenceFrames, !clientsLeftOut.contains(address) else { return }
+        clientsLeftOut.append(address)
     }
 
     /// The state of the client at `address`, if it sent anything.

@@ -51,6 +51,8 @@ public struct TimelineResult: Sendable {
     var reflectedTTLs: Set<UInt8>
     /// What was dropped to stay within the tracker's capacity.
     var drops = LimitDrops()
+    /// Searchers `--client` left out (the first few).
+    var clientsLeftOut: [IPAddress] = []
 }
 
 extension TimelineResult.DevicePart {

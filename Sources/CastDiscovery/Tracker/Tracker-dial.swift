@@ -10,7 +10,7 @@ extension DiscoveryTracker {
         case .mSearch:
             guard ssdp.isDIAL else { return }
             let address = packet.source
-            guard options.clients.isEmpty || options.clients.contains(address) else { return }
+            guard options.clients.isEmpty || options.clients.contains(address) else { return leaveOut(address) }
             guard let index = clientIndex(address, packet: packet) else { return }
             clients[index].noteDIALSearch(at: packet.timestamp, frame: frame)
         case .response, .notify:

@@ -169,7 +169,8 @@ extension DiscoveryTracker {
         return TimelineResult(
             devices: parts, dial: dialOrder.map { dial[$0]!.info }, clients: clientParts, latency: latency,
             responses: responses, queries: queries, malformed: malformed, malformedCount: malformedCount,
-            reflected: reflected, reflectedCount: reflectedCount, reflectedTTLs: reflectedTTLs, drops: drops)
+            reflected: reflected, reflectedCount: reflectedCount, reflectedTTLs: reflectedTTLs, drops: drops,
+            clientsLeftOut: clientsLeftOut)
     }
 
     func row(_ s: SessionState, client: IPAddress, device: TimelineResult.DevicePart, keys: [NameID]) -> LatencyRow {

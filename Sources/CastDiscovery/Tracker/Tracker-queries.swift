@@ -58,7 +58,7 @@ extension DiscoveryTracker {
         // responder checking its own names, not a sender browsing.
         guard !query.isProbe, !query.questions.isEmpty else { return }
         let address = packet.source
-        guard options.clients.isEmpty || options.clients.contains(address) else { return }
+        guard options.clients.isEmpty || options.clients.contains(address) else { return leaveOut(address) }
         let now = packet.timestamp
         guard let index = clientIndex(address, packet: packet) else { return }
         closeExpiredQuery(index, now: now)
