@@ -8,6 +8,8 @@ extension AnalysisReport {
         self.merged = merged
         self.sessionGapSeconds = Double(options.sessionGapNanoseconds) / 1e9
         self.findings = []
+        self.clientFilter = options.clients.sorted()
+        self.clientsLeftOut = Array(Set(timelines.flatMap(\.clientsLeftOut)).sorted().prefix(30))
 
         // Devices by id across timelines.
         // (Indexes by key: a flood of devices must not make this quadratic.)
@@ -81,18 +83,22 @@ extension AnalysisReport {
                 }
             }
         }
-        self.clients = clients
-        // mDNS rows, then DIAL rows of Cast devices (other DIAL devices have none).
-        self.latency =
-            timelines.flatMap(\.latency)
-            + timelines.flatMap(\.dialLatency).compactMap { row in
-                castIDOfDIALKey[row.deviceID].map { id in
-                    var r = row
-                    r.deviceID = id
-                    return r
-                }
+        // Hosts, not addresses: a host's addresses (one MAC) joined into one client, and its
+        // rows, queries and response counts with it.
+        let grouping = HostGrouping(clients)
+        self.clients = grouping.hosts.map { Client(host: $0.map { clients[$0] }) }
+        var latency = timelines.flatMap(\.latency)
+        var queries = timelines.flatMap(\.queries)
+        // DIAL rows of Cast devices (other DIAL devices have none), under the host's primary
+        // address; they join the mDNS rows after those are joined per host.
+        let dialLatency = timelines.flatMap(\.dialLatency).compactMap { row in
+            castIDOfDIALKey[row.deviceID].map { id in
+                var r = row
+                r.deviceID = id
+                r.client = grouping.primary[row.client] ?? row.client
+                return r
             }
-        self.queries = timelines.flatMap(\.queries)
+        }
         self.malformedFrames = Array(timelines.flatMap(\.malformed).prefix(DiscoveryTracker.maximumEvidenceFrames))
         self.malformedCount = timelines.reduce(0) { $0 + $1.malformedCount }
         self.reflectedFrames = Array(timelines.flatMap(\.reflected).prefix(DiscoveryTracker.maximumEvidenceFrames))
@@ -127,12 +133,22 @@ extension AnalysisReport {
                 }
             }
         }
-        self.responses = responseParts.map {
+        var responses = responseParts.map {
             ResponseStats(
                 client: $0.client, deviceID: $0.deviceID, expected: $0.counter.expected, answered: $0.counter.answered,
                 suppressed: $0.counter.suppressed, missed: $0.counter.missed, delay: Summary($0.counter.delays),
                 missedFrames: Array($0.counter.missedFrames.prefix(TrackerLimits.maximumMissedFramesKept)))
         }
+        var responseDelays = responseParts.map(\.counter.delays)
+        if !grouping.primary.isEmpty {
+            Self.joinHosts(
+                grouping, latency: &latency, queries: &queries, responses: &responses, delays: &responseDelays,
+                options: options, queriesComplete: drops.queries == 0)
+        }
+        latency += dialLatency
+        self.latency = latency
+        self.queries = queries
+        self.responses = responses
 
         // Summaries per device (heard over mDNS, or with DIAL rows) and overall; the mDNS
         // figures come from mDNS rows only, DIAL answers have their own.
@@ -142,7 +158,8 @@ extension AnalysisReport {
         var allDelays: [Double] = []
         var allDIAL: [Double] = []
         let rowsByDevice = Dictionary(grouping: latency, by: \.deviceID)
-        let responsesByDevice = Dictionary(grouping: responseParts, by: \.deviceID)
+        var delaysByDevice: [String: [Double]] = [:]
+        for (r, d) in zip(responses, responseDelays) { delaysByDevice[r.deviceID, default: []] += d }
         for device in devices {
             let rows = rowsByDevice[device.id] ?? []
             let mdnsRows = rows.filter { $0.via == .mdns }
@@ -150,7 +167,7 @@ extension AnalysisReport {
             guard device.via.contains("mdns") || !dialRows.isEmpty else { continue }
             let first = mdnsRows.compactMap(\.firstAnswerMs)
             let resolved = mdnsRows.compactMap(\.resolvedMs)
-            let delays = (responsesByDevice[device.id] ?? []).flatMap(\.counter.delays)
+            let delays = delaysByDevice[device.id] ?? []
             let dial = dialRows.compactMap(\.firstAnswerMs)
             allFirst += first
             allResolved += resolved

@@ -126,7 +126,7 @@ public struct LimitDrops: Hashable, Sendable {
     /// Device ids beyond ``QueryOutcome/maximumDevicesListed`` in one query's answered,
     /// suppressed or missed list, not listed.
     public var queryListEntries = 0
-    /// Findings beyond ``Diagnosis/maximumFindingsPerCode`` of one code, not listed.
+    /// Subjects beyond ``Diagnosis/maximumFindingsPerCode`` in the finding of one code, not listed.
     public var findings = 0
 
     public init() {}

@@ -251,7 +251,12 @@ public struct LocalDNSQuery: Hashable, Sendable {
 
 /// A host that searched for Cast devices.
 public struct Client: Hashable, Sendable {
+    /// The primary address: IPv4 when the host has one, else the first seen. Latency rows,
+    /// response stats, query outcomes and findings name the host by it.
     public var address: IPAddress
+    /// Every address the host queried from, the primary first (its IPv4 and IPv6 addresses,
+    /// joined by MAC: ``HostGrouping``); empty in a hand-built client, which means `[address]`.
+    public var addresses: [IPAddress] = []
     public var mac: MACAddress?
     /// PKTAP process name (and pid) when the capture has it.
     public var process: String?
@@ -306,6 +311,9 @@ public struct Client: Hashable, Sendable {
     /// Its unicast DNS queries (port 53) for `.local` names, in capture order (at most 16 per
     /// address).
     public var localNamesOverDNS: [LocalDNSQuery] = []
+
+    /// ``addresses``, or `[address]` when they were not filled in.
+    public var allAddresses: [IPAddress] { addresses.isEmpty ? [address] : addresses }
 }
 
 /// The latency of one device for one discovery session of one client (mDNS), or for one DIAL
@@ -455,6 +463,34 @@ public struct FindingSubjects: Hashable, Sendable {
     public static let maximumEach = 100
 }
 
+/// One subject's part of a finding: who or what, its own one-line detail, its frames.
+///
+/// Rules emit one finding per subject; ``Diagnosis/diagnose(_:inputs:)`` merges the findings
+/// of one code into one, with an evidence entry per subject (the one-subject finding keeps its
+/// single entry, rendered as before).
+public struct FindingEvidence: Hashable, Sendable {
+    /// What kind of subject the entry is about: the subject kind that differs between the
+    /// merged findings.
+    public enum Kind: String, Hashable, Sendable {
+        case client, device, app, other
+    }
+    public var kind: Kind
+    /// The subject as a reader knows it: a client's address, a device's friendly name, an app
+    /// ID (several, joined by ` / `, when more than one kind differs); empty for `other`.
+    public var subject: String
+    /// One line: the title the rule gave for this subject.
+    public var detail: String
+    /// This subject's frames (at most ``Finding/maximumFrames``).
+    public var frames: [FrameRef]
+
+    public init(kind: Kind, subject: String, detail: String, frames: [FrameRef]) {
+        self.kind = kind
+        self.subject = subject
+        self.detail = detail
+        self.frames = Array(frames.prefix(Finding.maximumFrames))
+    }
+}
+
 /// A diagnosis: what is wrong (or notable), why we think so, and what to do.
 public struct Finding: Hashable, Sendable {
     /// Stable identifier, documented in docs/diagnostics.md (`QUERIES_UNANSWERED`).
@@ -469,6 +505,9 @@ public struct Finding: Hashable, Sendable {
     /// Frames that prove it, the most telling first (at most ``Finding/maximumFrames``).
     public var frames: [FrameRef]
     public var subjects: FindingSubjects
+    /// Per subject: its one-line detail and frames (filled in by the diagnosis; empty in a
+    /// finding a rule has just made, which is its own single subject).
+    public var evidence: [FindingEvidence] = []
 
     /// The most evidence frames a finding lists.
     public static let maximumFrames = 30
@@ -526,6 +565,10 @@ public struct AnalysisReport: Sendable {
     /// Files given that could not be read at all, in command-line order: the analysis covers
     /// only the others, and the verdict says so.
     public var unreadable: [UnreadableCapture] = []
+    /// The addresses `--client` asked for (empty: every client).
+    public var clientFilter: [IPAddress] = []
+    /// Hosts that searched but were left out by `--client` (the first 30), sorted.
+    public var clientsLeftOut: [IPAddress] = []
 }
 
 /// A capture file that could not be opened or is not a capture castscope reads.

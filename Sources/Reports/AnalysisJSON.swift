@@ -160,6 +160,17 @@ public enum AnalysisJSON {
             strings(f.subjects.devices, "devices", &w)
             strings(f.subjects.appIDs, "appIds", &w)
             w.endObject()
+            // Per subject (one entry for a finding about one subject).
+            w.beginArray("evidence")
+            for e in f.evidence {
+                w.beginObject()
+                w.string(e.kind.rawValue, "kind")
+                w.string(e.subject, "subject")
+                w.string(e.detail, "detail")
+                frames(e.frames, "frames", &w)
+                w.endObject()
+            }
+            w.endArray()
             w.endObject()
         }
         w.endArray()
@@ -231,6 +242,7 @@ public enum AnalysisJSON {
     static func client(_ c: Client, _ w: inout JSONWriter) {
         w.beginObject()
         w.string(c.address.description, "address")
+        strings(c.allAddresses.map(\.description), "addresses", &w)
         w.string(c.mac?.description, "mac")
         w.string(c.process, "process")
         w.int(c.queries, "queries")

@@ -40,10 +40,13 @@ enum AnalysisTables {
 
     static let clientHeader = ["Client", "Queries", "QU/QM", "Sessions", "App IDs", "Doubling", "Legacy", "DIAL"]
 
-    static func clientRows(_ r: AnalysisReport) -> [[String]] {
+    /// One row per client (host); `allAddresses` puts every address of the host in its first
+    /// cell (Markdown), else only the primary one (text lists the others below the table).
+    static func clientRows(_ r: AnalysisReport, allAddresses: Bool = true) -> [[String]] {
         r.clients.map { c in
             [
-                c.address.description + (c.process.map { " (\($0))" } ?? ""), String(c.queries),
+                (allAddresses ? c.allAddresses : [c.address]).map(\.description).joined(separator: " ")
+                    + (c.process.map { " (\($0))" } ?? ""), String(c.queries),
                 "\(c.quQuestions)/\(c.qmQuestions)", String(c.sessions),
                 appIDs(c.appIDsQueried, media: c.mediaCriterionQueried),
                 c.followsDoubling.map { $0 ? "yes" : "no" } ?? "-", c.legacyUnicast ? "yes" : "no",

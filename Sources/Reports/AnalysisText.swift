@@ -47,7 +47,11 @@ public enum AnalysisText {
         out += DIALText.sections(r, layout: layout)
 
         out += "\nClients (\(r.clients.count))\n"
-        out += layout.table(AnalysisTables.clientHeader, AnalysisTables.clientRows(r))
+        out += layout.table(AnalysisTables.clientHeader, AnalysisTables.clientRows(r, allAddresses: false))
+        // A host's other addresses in full, below the table.
+        for c in r.clients where c.allAddresses.count > 1 {
+            out += layout.wrap(["\(c.address):", "addresses"] + c.allAddresses.map(\.description))
+        }
         // A trunk capture's VLANs, below the table (which has no room for another column).
         for c in r.clients {
             if let vlans = AnalysisTables.vlanText(c.vlans) { out += layout.wrap(["\(c.address):", "on"] + [vlans]) }
@@ -86,7 +90,17 @@ public enum AnalysisText {
                 out += layout.wrap(["\(f.code.rawValue):"] + words(f.title), first: "  * ", rest: "    ")
                 out += layout.wrap(words(f.detail), first: "    ", rest: "    ")
                 out += layout.wrap(["Advice:"] + words(f.advice), first: "    ", rest: "    ")
-                if !f.frames.isEmpty {
+                if f.evidence.count > 1 {
+                    // One item per subject: its own line and frames (the finding's are their union).
+                    for e in f.evidence {
+                        out += layout.wrap(words(ReportEvidence.line(e)), first: "    - ", rest: "      ")
+                        if !e.frames.isEmpty {
+                            out += layout.wrap(
+                                ["Frames:"] + frameList(e.frames, captures: r.captures), first: "      ", rest: "      "
+                            )
+                        }
+                    }
+                } else if !f.frames.isEmpty {
                     out += layout.wrap(
                         ["Frames:"] + frameList(f.frames, captures: r.captures), first: "    ", rest: "    ")
                 }

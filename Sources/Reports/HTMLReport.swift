@@ -124,16 +124,26 @@ public enum HTMLReport {
         if !f.detail.isEmpty { out += "<p class=\"detail\">\(md(f.detail))</p>\n" }
         if !f.advice.isEmpty { out += "<p class=\"advice\"><strong>What to do:</strong> \(md(f.advice))</p>\n" }
         var facts: [(String, String)] = []
-        if !f.frames.isEmpty {
+        /// The frames grouped by capture, each group with its Wireshark filter.
+        func frames(_ frames: [FrameRef]) -> String {
             var evidence = ""
-            for g in ReportEvidence.frameGroups(f.frames) {
+            for g in ReportEvidence.frameGroups(frames) {
                 evidence +=
                     "<div class=\"frames\"><span class=\"file\">\(e(ReportEvidence.file(r, g.capture)))</span>: "
                 evidence += Wording.noun(g.frames.count, "frame") + " "
                 evidence += g.frames.map { "#\($0)" }.joined(separator: ", ")
                 evidence += " <code class=\"filter\">\(e(ReportEvidence.wiresharkFilter(g.frames)))</code></div>"
             }
-            facts.append(("Evidence", evidence))
+            return evidence
+        }
+        if f.evidence.count > 1 {
+            // One item per subject: its own line and frames.
+            let items = f.evidence.map { ev in
+                "<li><bdi>\(e(ReportEvidence.line(ev)))</bdi>\(frames(ev.frames))</li>"
+            }
+            facts.append(("Evidence", "<ul class=\"evidence\">" + items.joined() + "</ul>"))
+        } else if !f.frames.isEmpty {
+            facts.append(("Evidence", frames(f.frames)))
         }
         let s = f.subjects
         if !s.clients.isEmpty {
@@ -208,7 +218,8 @@ public enum HTMLReport {
                 + "M-SEARCH).</p>\n</section>\n"
         }
         let rows = r.clients.map { c -> [String] in
-            var address = "<bdi class=\"name\">\(e(c.address.description))</bdi>"
+            var address = c.allAddresses.map { "<bdi class=\"name\">\(e($0.description))</bdi>" }
+                .joined(separator: "<br />")
             var sub: [String] = []
             if let mac = c.mac { sub.append(e(mac.description)) }
             if let p = c.process { sub.append(e(p)) }

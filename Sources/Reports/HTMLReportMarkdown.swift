@@ -37,6 +37,12 @@ enum ReportEvidence {
             ? "frame.number == \(frames[0])" : "frame.number in {\(frames.map(String.init).joined(separator: " "))}"
     }
 
+    /// One subject's evidence line: its detail, after its name when the detail does not
+    /// already say it.
+    static func line(_ e: FindingEvidence) -> String {
+        e.subject.isEmpty || e.detail.contains(e.subject) ? e.detail : "\(e.subject): \(e.detail)"
+    }
+
     static let severityTitles: [(Severity, String)] = [(.error, "Errors"), (.warning, "Warnings"), (.info, "Notes")]
 }
 
@@ -62,14 +68,15 @@ public enum ReportMarkdown {
         var out = "- `\(AnalysisMarkdown.code(f.code.rawValue))` **\(e(f.title))**\n"
         if !f.detail.isEmpty { out += "  - \(e(f.detail))\n" }
         if !f.advice.isEmpty { out += "  - What to do: \(e(f.advice))\n" }
-        if !f.frames.isEmpty {
-            let groups = ReportEvidence.frameGroups(f.frames)
-            let several = r.captures.count > 1 || groups.count > 1
-            let parts = groups.map { g in
-                let frames = g.frames.map { "#\($0)" }.joined(separator: ", ")
-                return several ? "\(frames) in `\(AnalysisMarkdown.code(ReportEvidence.file(r, g.capture)))`" : frames
+        if f.evidence.count > 1 {
+            // One item per subject: its own line and frames.
+            out += "  - Evidence:\n"
+            for ev in f.evidence {
+                out += "    - \(e(ReportEvidence.line(ev)))"
+                out += ev.frames.isEmpty ? "\n" : " (frames " + frames(ev.frames, r) + ")\n"
             }
-            out += "  - Frames: " + parts.joined(separator: "; ") + "\n"
+        } else if !f.frames.isEmpty {
+            out += "  - Frames: " + frames(f.frames, r) + "\n"
         }
         var subjects: [String] = []
         let s = f.subjects
@@ -86,6 +93,16 @@ public enum ReportMarkdown {
         }
         if !subjects.isEmpty { out += "  - Concerns: " + subjects.joined(separator: "; ") + "\n" }
         return out
+    }
+
+    /// `#3, #5`, or `#3, #5 in `a.pcap`; #2 in `b.pcap`` when there are several captures.
+    static func frames(_ frames: [FrameRef], _ r: AnalysisReport) -> String {
+        let groups = ReportEvidence.frameGroups(frames)
+        let several = r.captures.count > 1 || groups.count > 1
+        return groups.map { g in
+            let frames = g.frames.map { "#\($0)" }.joined(separator: ", ")
+            return several ? "\(frames) in `\(AnalysisMarkdown.code(ReportEvidence.file(r, g.capture)))`" : frames
+        }.joined(separator: "; ")
     }
 
     /// The Markdown of `castscope report`: the analysis, which includes the verdict and the

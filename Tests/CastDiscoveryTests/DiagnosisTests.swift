@@ -118,7 +118,7 @@ struct DiagnosisTests {
             ("txt-missing-fn.pcap", ["TXT_MISSING_REQUIRED"]), ("device-expired.pcap", ["DEVICE_EXPIRED"]),
             ("slow-response.pcap", ["SLOW_RESPONSE"]), ("duplicate-name.pcap", ["DUPLICATE_NAME"]),
             ("address-changed.pcap", ["ADDRESS_CHANGED"]), ("query-storm.pcap", ["QUERY_STORM"]),
-            ("client-isolation.pcap", ["QUERIES_UNANSWERED", "QUERIES_UNANSWERED"]),
+            ("client-isolation.pcap", ["QUERIES_UNANSWERED"]),
             ("own-queries-dropped.pcap", ["CLIENT_NOT_ANSWERED"]), ("ipv6.pcap", ["NO_IPV4_ADDRESS"]),
             ("dial-ssdp.pcap", []), ("dial-other-device.pcap", []), ("dial-unanswered.pcap", ["DIAL_UNANSWERED"]),
             ("reflector.pcap", ["CROSS_SUBNET"]),
@@ -155,15 +155,19 @@ struct DiagnosisTests {
         #expect(c.fastIntervals >= 3)  // the refreshes are fast, and explained
     }
 
-    @Test("client isolation: both clients unanswered, their query frames are the evidence")
+    @Test("client isolation: one finding for both clients, each one's query frames its evidence")
     func isolation() throws {
         let r = try S.report("client-isolation.pcap")
         let unanswered = r.findings.filter { $0.code == .queriesUnanswered }
-        #expect(Set(unanswered.flatMap(\.subjects.clients)) == ["192.0.2.10", "192.0.2.5"])
-        for f in unanswered {
-            let client = try #require(f.subjects.clients.first)
-            let mine = r.queries.filter { $0.client.description == client }.map(\.frame)
-            #expect(f.frames == mine)
+        #expect(unanswered.count == 1)
+        let f = try #require(unanswered.first)
+        #expect(Set(f.subjects.clients) == ["192.0.2.10", "192.0.2.5"])
+        #expect(f.title.hasPrefix("2 clients asked for Cast devices and got no answer: "))
+        #expect(f.evidence.map(\.kind) == [.client, .client])
+        for e in f.evidence {
+            let mine = r.queries.filter { $0.client.description == e.subject }.map(\.frame)
+            #expect(e.frames == mine)
+            #expect(e.detail.hasPrefix("\(e.subject) asked for Cast devices"))
         }
         #expect(!S.codes(r).contains("CLIENT_NOT_ANSWERED"))
     }

@@ -267,6 +267,23 @@ check "analyze --session-gap -3 exits 64" eval 'rc_is 64 && err_has "session-gap
 
 run analyze --client not-an-address captures/goodbye.pcap
 check "analyze --client with a bad address exits 64" eval 'rc_is 64 && err_has "not-an-address" && out_empty'
+# --client for an address that did not search: say so and list the searchers, not "Nobody
+# searched" (client-isolation.pcap: 192.0.2.10 and 192.0.2.5 query).
+run analyze --client 192.0.2.99 captures/client-isolation.pcap
+check "analyze --client ADDR not in the capture: NO_SUCH_CLIENT lists the clients seen" \
+    eval 'rc_is 0 && out_has "NO_SUCH_CLIENT: No client 192.0.2.99 in the capture" \
+        && out_has "192.0.2.5 and 192.0.2.10" && ! out_has "NO_CAST_QUERIES" && ! out_has "Nobody searched"'
+run analyze --client 192.0.2.10 captures/client-isolation.pcap
+check "analyze --client ADDR in the capture: no NO_SUCH_CLIENT" eval 'rc_is 0 && ! out_has "NO_SUCH_CLIENT"'
+# A capture with a header and no frame is empty, not "the wrong interface".
+python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack("<IHHiIII",0xa1b2c3d4,2,4,0,0,65535,1))' \
+    >"$T/empty.pcap"
+run analyze "$T/empty.pcap"
+check "analyze of an empty capture: EMPTY_CAPTURE, not NO_MDNS_TRAFFIC" \
+    eval 'rc_is 0 && out_has "EMPTY_CAPTURE" && out_has "empty.pcap is empty" && ! out_has "NO_MDNS_TRAFFIC"'
+run analyze "$T/empty.pcap" captures/goodbye.pcap
+check "an empty capture beside another: EMPTY_CAPTURE as a warning, the other analysed" \
+    eval 'rc_is 0 && out_has "WARNINGS" && out_has "EMPTY_CAPTURE" && out_has "Living Room TV"'
 
 run analyze --format yaml captures/goodbye.pcap
 check "analyze --format yaml exits 64" eval 'rc_is 64 && out_empty'

@@ -417,6 +417,36 @@ def check_addresses(doc):
     addrs = [c.get("address") for c in items(doc, "clients")]
     if len(addrs) != len(set(addrs)):
         problems.append("a client address appears twice in clients[]")
+    # A host's addresses: its primary address first, no address in two hosts.
+    every = []
+    for i, c in enumerate(items(doc, "clients")):
+        host = c.get("addresses")
+        if host is None:
+            continue
+        for j, a in enumerate(host):
+            address("clients[%d].addresses[%d]" % (i, j), a)
+        if not host or host[0] != c.get("address"):
+            problems.append("clients[%d].addresses does not start with its address %r" % (i, c.get("address")))
+        every += host
+    if len(every) != len(set(every)):
+        problems.append("an address appears in two clients[].addresses")
+    return problems
+
+
+def check_findings(doc):
+    """One finding per code and severity; a client subject of the evidence is a subject."""
+    problems = []
+    seen = set()
+    for i, f in enumerate(items(doc, "findings")):
+        key = (f.get("code"), f.get("severity"))
+        if key in seen:
+            problems.append("findings[%d]: a second %s %s finding (one per code)" % (i, key[1], key[0]))
+        seen.add(key)
+        clients = set((f.get("subjects") or {}).get("clients") or [])
+        for j, e in enumerate(f.get("evidence") or []):
+            if e.get("kind") == "client" and e.get("subject", "").split(" / ")[0] not in clients:
+                problems.append("findings[%d].evidence[%d]: client %r is not in subjects.clients"
+                                % (i, j, e.get("subject")))
     return problems
 
 
@@ -462,6 +492,7 @@ SEMANTIC_CHECKS = [
     ("times", check_times),
     ("decimals", check_decimals),
     ("addresses", check_addresses),
+    ("findings", check_findings),
 ]
 
 
@@ -665,6 +696,11 @@ def mutations(doc):
                                     "firstFrame": {"capture": 0, "frame": 1}}])),
         ("bad enum: finding severity fatal", "schema", add_finding("fatal")),
         ("bad address: clients[0].address", "schema", set_path("clients", 0, "address", "192.0.2.300")),
+        ("two findings of one code", "findings", lambda d: d["findings"].extend(
+            [{"code": "DEVICE_LEFT", "severity": "info", "title": "t", "detail": "", "advice": "", "frames": [],
+              "subjects": {"clients": [], "devices": [], "appIds": []}, "evidence": []}] * 2)),
+        ("clients[0].addresses without its address", "addresses",
+         set_path("clients", 0, "addresses", ["2001:db8::99"])),
         ("dangling deviceId in latency", "references", set_path("latency", lat, "deviceId", "no-such-device")),
         ("dangling deviceId in responses", "references", set_path("responses", res, "deviceId", "no-such-device")),
         ("dangling deviceId in summaries", "references", set_path("summaries", "devices", 0, "deviceId", "no-such-device")),

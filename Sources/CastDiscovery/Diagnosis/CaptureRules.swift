@@ -19,6 +19,25 @@ extension Diagnosis {
             frames: [], subjects: FindingSubjects())
     }
 
+    /// EMPTY_CAPTURE: a capture file with a header and no frame (tcpdump stopped before the
+    /// first packet, the wrong interface with a filter, or a file cut after its header). An
+    /// error when every capture is empty (there is nothing to analyse), else a warning.
+    static func emptyCapture(_ context: DiagnosisContext, capture i: Int) -> Finding? {
+        let c = context.report.captures[i]
+        guard c.packets == 0, !c.truncated else { return nil }
+        let all = context.allCapturesEmpty
+        return Finding(
+            code: .emptyCapture, severity: all ? .error : .warning,
+            title: "\(c.file) is empty: it has no frames at all",
+            detail: "The file has a valid \(c.linkType) capture header and not one frame, so it shows "
+                + "nothing about discovery, good or bad"
+                + (all ? "." : "; the other captures were analysed."),
+            advice: "Capture again, and check that packets are being written before stopping: tcpdump "
+                + "prints \"N packets captured\" when it ends. If that is 0, capture on the interface the "
+                + "sender uses for the LAN and with no capture filter (or `udp`), while pressing the Cast "
+                + "button.")
+    }
+
     /// TRUNCATED_CAPTURE: the file stops part-way through a record.
     static func truncatedCapture(_ context: DiagnosisContext, capture i: Int) -> Finding? {
         let c = context.report.captures[i]

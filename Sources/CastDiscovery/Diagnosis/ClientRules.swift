@@ -10,7 +10,7 @@ extension Diagnosis {
         let devices = context.mdnsDevices
         // On a trunk capture with every device on another VLAN, VLAN_SEPARATED says why.
         if !devices.isEmpty, vlanSeparatedDevices(context, c.client).count == devices.count { return [] }
-        let queries = c.client.queries
+        let queries = c.queryCount
         if devices.isEmpty {
             return [
                 Finding(

@@ -17,7 +17,7 @@ public enum Diagnosis {
     /// This many too-fast intervals make a query storm.
     public static let stormIntervals = 3
 
-    /// The most findings of one code a report lists.
+    /// The most subjects (evidence entries) the one finding of a code lists.
     public static let maximumFindingsPerCode = 20
 
     /// The most names a finding's text lists (a flood of fake names must not make a finding
@@ -28,21 +28,15 @@ public enum Diagnosis {
     /// within a severity: the order of ``rules``).
     public static func diagnose(_ report: AnalysisReport, inputs: DiagnosisInputs = DiagnosisInputs()) -> [Finding] {
         let context = DiagnosisContext(report, inputs: inputs)
-        var findings = rules.flatMap { $0.findings(context) }
-        // At most `maximumFindingsPerCode` of one code (a flood of fake devices would otherwise
-        // give one finding per client and device); the rest are counted in LIMIT_REACHED.
-        var perCode: [FindingCode: Int] = [:]
-        var notListed: [FindingCode: Int] = [:]
-        findings = findings.filter { finding in
-            perCode[finding.code, default: 0] += 1
-            guard perCode[finding.code]! > maximumFindingsPerCode else { return true }
-            notListed[finding.code, default: 0] += 1
-            return false
-        }
+        // One finding per code (and severity), listing every subject with its own evidence;
+        // at most `maximumFindingsPerCode` subjects each (a flood of fake devices would
+        // otherwise list every client and device), the rest counted in LIMIT_REACHED.
+        var (findings, notListed) = merged(rules.flatMap { $0.findings(context) }, context)
         var drops = report.limitDrops
         drops.findings = notListed.values.reduce(0, +)
         // First among the warnings: it says how far the rest can be trusted.
-        if let limit = limitReached(drops, capacity: report.capacity, notListed: notListed) {
+        if var limit = limitReached(drops, capacity: report.capacity, notListed: notListed) {
+            limit.evidence = evidence([limit], context)
             findings.insert(limit, at: 0)
         }
         return sorted(findings)
@@ -53,10 +47,11 @@ public enum Diagnosis {
     /// stay together.
     static var rules: [DiagnosisRule] {
         [
-            .eachCapture([encryptedWiFi, truncatedCapture]),
+            .eachCapture([emptyCapture, encryptedWiFi, truncatedCapture]),
             .report(malformedPackets),
             .report(noMDNSTraffic),
             .report(noCastQueries),
+            .report(noSuchClient),
             .eachClient([
                 dialUnanswered, dialOnly, vlanSeparated, senderWrongInterface, notAnswered, multicastDecayed,
                 appIDUnanswered, incompleteResolution, localNameOverDNS, slowResponse, queryStorm, legacyUnicast,

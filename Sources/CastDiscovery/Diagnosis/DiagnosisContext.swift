@@ -25,6 +25,10 @@ struct DiagnosisContext {
     let dialAnswers: [IPAddress: [(device: String, ms: Double)]]
     /// The DIAL servers that are not Cast devices, by each client they answered.
     let otherDIALAnswers: [IPAddress: [DIALInfo]]
+    /// Whether there are captures and every one has no frame at all.
+    let allCapturesEmpty: Bool
+    /// Whether `--client` named addresses and none of them searched.
+    let noSuchClient: Bool
 
     /// Each client's queries, in report order.
     let queriesByClient: [IPAddress: [QueryOutcome]]
@@ -61,6 +65,9 @@ struct DiagnosisContext {
         var others: [IPAddress: [DIALInfo]] = [:]
         for o in report.otherDevices { for c in o.answeredClients { others[c, default: []].append(o) } }
         otherDIALAnswers = others
+        allCapturesEmpty = !report.captures.isEmpty && report.captures.allSatisfy { $0.packets == 0 && !$0.truncated }
+        let filter = Set(report.clientFilter)
+        noSuchClient = !filter.isEmpty && !report.clients.contains { !filter.isDisjoint(with: $0.allAddresses) }
 
         queriesByClient = Dictionary(grouping: report.queries, by: \.client)
         clientsAnswered = Set(report.queries.filter { !$0.answered.isEmpty }.map(\.client))
@@ -91,6 +98,9 @@ struct ClientContext {
     let answered: Bool
     /// The finding subject naming only this client.
     let subject: FindingSubjects
+    /// How many times it asked: its query bursts (one burst sent over IPv4 and IPv6 is one
+    /// query), or its query packets when the per-query table dropped some.
+    let queryCount: Int
 
     init(_ client: Client, in context: DiagnosisContext) {
         self.client = client
@@ -99,6 +109,7 @@ struct ClientContext {
         queryFrames = queries.map(\.frame)
         answered = queries.contains { !$0.answered.isEmpty || !$0.suppressed.isEmpty }
         subject = FindingSubjects(clients: [address])
+        queryCount = context.report.limitDrops.queries == 0 && !queries.isEmpty ? queries.count : client.queries
     }
 
     /// Whether it searched with mDNS at all (the rules about queries need that).

@@ -16,6 +16,8 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
 
     /// 802.11 data frames are encrypted, so the mDNS inside them cannot be read.
     public static let encryptedWiFi = FindingCode(rawValue: "ENCRYPTED_WIFI")
+    /// The capture file has a header and not one frame.
+    public static let emptyCapture = FindingCode(rawValue: "EMPTY_CAPTURE")
     /// The capture file ends in the middle of a record.
     public static let truncatedCapture = FindingCode(rawValue: "TRUNCATED_CAPTURE")
     /// Discovery packets that could not be decoded.
@@ -27,6 +29,8 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let noMDNSTraffic = FindingCode(rawValue: "NO_MDNS_TRAFFIC")
     /// mDNS is present, but nobody searched for Cast devices.
     public static let noCastQueries = FindingCode(rawValue: "NO_CAST_QUERIES")
+    /// The client `--client` names did not search in the capture.
+    public static let noSuchClient = FindingCode(rawValue: "NO_SUCH_CLIENT")
 
     // MARK: Clients
 
@@ -119,6 +123,6 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         .localNameOverDNS, .senderWrongInterface, .dialOnly, .dialUnanswered,
         .truncatedCapture, .malformedPackets, .limitReached, .packetsDropped, .encryptedWiFi,
         .plistMalformed, .plistMissingService, .plistMissingAppID, .plistMissingUsageDescription, .plistNoAppID,
-        .plistOK,
+        .plistOK, .emptyCapture, .noSuchClient,
     ]
 }

@@ -61,7 +61,7 @@ extension Diagnosis {
     }
 
     /// LIMIT_REACHED: what was dropped to stay within the limits, or `nil` if nothing was.
-    /// `notListed` counts the findings of each code beyond ``maximumFindingsPerCode``.
+    /// `notListed` counts the subjects of each code beyond ``maximumFindingsPerCode``.
     static func limitReached(
         _ drops: LimitDrops, capacity: TrackerCapacity, notListed: [FindingCode: Int]
     ) -> Finding? {
@@ -74,7 +74,7 @@ extension Diagnosis {
         if drops.findings > 0 {
             let codes = notListed.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) \($0.key)" }
             parts.append(
-                "\(Wording.count(drops.findings, "finding")) beyond \(maximumFindingsPerCode) of one kind not listed "
+                "\(Wording.count(drops.findings, "subject")) beyond \(maximumFindingsPerCode) of one finding not listed "
                     + "(\(codes.joined(separator: ", ")))")
         }
         return Finding(

@@ -4,7 +4,7 @@ extension Diagnosis {
     /// (ENCRYPTED_WIFI), and a DIAL-only sender is its own finding (DIAL_ONLY).
     static func noMDNSTraffic(_ context: DiagnosisContext) -> Finding? {
         let r = context.report
-        guard context.mdnsPackets == 0, !context.dialSearched,
+        guard context.mdnsPackets == 0, !context.dialSearched, !context.allCapturesEmpty, !context.noSuchClient,
             !r.captures.contains(where: { $0.protectedWiFiFrames > 0 })
         else { return nil }
         let ssdp = context.ssdpPackets
@@ -24,7 +24,8 @@ extension Diagnosis {
     /// with DIAL.
     static func noCastQueries(_ context: DiagnosisContext) -> Finding? {
         let r = context.report
-        guard context.mdnsPackets > 0, !context.dialSearched, !r.clients.contains(where: { $0.queries > 0 })
+        guard context.mdnsPackets > 0, !context.dialSearched, !r.clients.contains(where: { $0.queries > 0 }),
+            !context.noSuchClient
         else { return nil }
         let heard = context.mdnsDevices
         return Finding(
@@ -41,5 +42,26 @@ extension Diagnosis {
                 + "With startDiscoveryAfterFirstTapOnCastButton, discovery starts only after the first tap. "
                 + "Make sure the capture covers the moment the Cast button was pressed.",
             frames: heard.map(\.firstFrame), subjects: FindingSubjects(devices: heard.map(\.id)))
+    }
+
+    /// NO_SUCH_CLIENT: `--client` named addresses none of which searched in the capture; the
+    /// hosts that did are listed, so the user can pick one.
+    static func noSuchClient(_ context: DiagnosisContext) -> Finding? {
+        guard context.noSuchClient else { return nil }
+        let r = context.report
+        let asked = r.clientFilter.map(\.description)
+        let seen = r.clientsLeftOut.map(\.description)
+        return Finding(
+            code: .noSuchClient, severity: .error,
+            title: "No client \(list(asked)) in the capture",
+            detail: "--client \(asked.joined(separator: " ")): no Cast query and no DIAL search came from "
+                + (asked.count == 1 ? "that address" : "those addresses") + ". "
+                + (seen.isEmpty
+                    ? "No host searched for Cast devices in the capture at all."
+                    : "Cast queries or DIAL searches came from \(Wording.count(seen.count, "address", "addresses")): "
+                        + "\(list(seen))."),
+            advice: seen.isEmpty
+                ? "Leave out --client to see everything the capture holds."
+                : "Give one of the addresses listed with --client, or leave --client out to see every client.")
     }
 }

@@ -70,6 +70,9 @@ public struct DiscoveryTracker {
     var linkSources = LinkSources()
     /// Unicast DNS queries for `.local` names, by client address (Tracker-unicastDNS).
     var localDNS: [IPAddress: [LocalDNSQuery]] = [:]
+    /// The searchers `--client` left out, in order of first sight (at most
+    /// ``maximumEvidenceFrames``): what to offer when the client asked for is not there.
+    var clientsLeftOut: [IPAddress] = []
 
     /// Evidence frames kept per kind (malformed, reflected).
     static let maximumEvidenceFrames = 30
@@ -104,6 +107,12 @@ public struct DiscoveryTracker {
         reflectedCount += 1
         reflectedTTLs.insert(packet.ttl)
         if reflected.count < Self.maximumEvidenceFrames { reflected.append(frame) }
+    }
+
+    /// Notes a searcher that `--client` leaves out.
+    mutating func leaveOut(_ address: IPAddress) {
+        guard clientsLeftOut.count < Self.maximumEvidenceFrames, !clientsLeftOut.contains(address) else { return }
+        clientsLeftOut.append(address)
     }
 
     /// The state of the client at `address`, if it sent anything.

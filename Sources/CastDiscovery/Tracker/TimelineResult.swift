@@ -62,6 +62,8 @@ public struct TimelineResult: Sendable {
     var linkSources: [MACAddress: [IPAddress]] = [:]
     /// What was dropped to stay within the tracker's capacity.
     var drops = LimitDrops()
+    /// Searchers `--client` left out (the first few).
+    var clientsLeftOut: [IPAddress] = []
 }
 
 extension TimelineResult.DevicePart {

@@ -25,7 +25,7 @@ extension DiscoveryTracker {
         case .mSearch:
             guard ssdp.isDIAL else { return }
             let address = packet.source
-            guard options.clients.isEmpty || options.clients.contains(address) else { return }
+            guard options.clients.isEmpty || options.clients.contains(address) else { return leaveOut(address) }
             guard let index = clientIndex(address, packet: packet) else { return }
             clients[index].noteDIALSearch(
                 DIALSearch(port: packet.sourcePort, time: packet.timestamp, frame: frame), userAgent: ssdp.userAgent)

@@ -193,7 +193,7 @@ extension DiscoveryTracker {
             clients: clientParts, latency: latency,
             responses: responses, queries: queries, malformed: malformed, malformedCount: malformedCount,
             reflected: reflected, reflectedCount: reflectedCount, reflectedTTLs: reflectedTTLs,
-            linkSources: linkSources.sources, drops: drops)
+            linkSources: linkSources.sources, drops: drops, clientsLeftOut: clientsLeftOut)
     }
 
     func row(_ s: SessionState, client: IPAddress, device: TimelineResult.DevicePart, keys: [NameID]) -> LatencyRow {

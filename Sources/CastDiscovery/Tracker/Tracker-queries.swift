@@ -59,7 +59,7 @@ extension DiscoveryTracker {
         guard !query.isProbe, !query.questions.isEmpty else { return }
         noteRouted(packet, frame: frame)
         let address = packet.source
-        guard options.clients.isEmpty || options.clients.contains(address) else { return }
+        guard options.clients.isEmpty || options.clients.contains(address) else { return leaveOut(address) }
         let now = packet.timestamp
         guard let index = clientIndex(address, packet: packet) else { return }
         closeExpiredQuery(index, now: now)
