@@ -140,15 +140,18 @@ struct DIALTests {
         // tshark -r ipfixprobe/ssdp.pcap -Y 'ssdp contains "dial-multiscreen"' -T fields -e ip.src
         //   -e http.user_agent | sort | uniq -c: Chrome 83 ×5 hosts, Brave 81, Edge 83, 2 hosts without.
         let r = try external("ipfixprobe/ssdp.pcap")
+        // One finding (one code, one severity) with the 9 searchers as its evidence.
         let fs = findings(r, .dialUnanswered)
-        #expect(fs.count == 9 && S.codes(r) == Array(repeating: "DIAL_UNANSWERED", count: 9))
-        #expect(fs.allSatisfy { $0.severity == .error })
-        let browsers = fs.filter { $0.advice.contains("Cast dialog") }
-        #expect(browsers.count == 7)
-        #expect(fs.contains { $0.title.hasPrefix("147.229.183.89 (Microsoft Edge 83)") })
-        #expect(fs.contains { $0.title.hasPrefix("147.229.181.211 (Brave Browser 81)") })
-        let apps = fs.filter { $0.advice.contains("Cast SDK") }.flatMap(\.subjects.clients).sorted()
-        #expect(apps == ["147.229.180.136", "147.229.180.170"])
+        #expect(fs.count == 1 && S.codes(r) == ["DIAL_UNANSWERED"])
+        let f = try #require(fs.first)
+        #expect(f.severity == .error && f.evidence.count == 9 && f.title.hasPrefix("9 clients "))
+        let lines = f.evidence.map(\.detail)
+        #expect(lines.filter { $0.contains("(Google Chrome 83)") }.count == 5)
+        #expect(lines.contains { $0.hasPrefix("147.229.183.89 (Microsoft Edge 83)") })
+        #expect(lines.contains { $0.hasPrefix("147.229.181.211 (Brave Browser 81)") })
+        // The two searchers without USER-AGENT get an app's advice, the browsers Chrome's.
+        #expect(f.advice.contains("For 147.229.180.170 and 147.229.180.136: "))
+        #expect(f.advice.contains("Cast dialog"))
         #expect(r.devices.isEmpty && r.otherDevices.isEmpty)
     }
 
@@ -167,7 +170,7 @@ struct DIALTests {
         let h = try external("zeek/home-multicast-short.pcap")
         let f = try #require(findings(h, .dialUnanswered).first)
         #expect(f.subjects.clients == ["192.168.0.10"] && f.frames.first?.frame == 5)
-        #expect(f.title.contains("1 time;"))
+        #expect(f.title.contains("DIAL once;"))
     }
 
     @Test(

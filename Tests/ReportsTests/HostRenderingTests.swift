@@ -23,7 +23,8 @@ struct HostRenderingTests {
     func text() {
         let text = AnalysisText.render(Self.report())
         #expect(text.contains("  192.0.2.10: addresses 192.0.2.10 \(Self.v6)\n"))
-        for line in text.split(separator: "\n") { #expect(line.count <= 100, "too wide: \(line)") }
+        let terminal = AnalysisText.render(Self.report(), width: .terminal(100))
+        for line in terminal.split(separator: "\n") { #expect(line.count <= 100, "too wide: \(line)") }
     }
 
     @Test("Markdown: every address in the client cell")

@@ -75,7 +75,7 @@ extension Diagnosis {
         return [
             Finding(
                 code: .dialUnanswered, severity: severity,
-                title: "\(dialClientName(c)) searched with DIAL \(Wording.count(searches, "time")); "
+                title: "\(dialClientName(c)) searched with DIAL \(Wording.times(searches)); "
                     + (others.isEmpty ? "no DIAL device answered" : "no Cast device answered, only other DIAL devices"),
                 detail: detail, advice: advice,
                 frames: c.client.dialSearchFrames + others.compactMap(\.firstAnswerFrame), subjects: c.subject)

@@ -18,6 +18,15 @@ extension Diagnosis {
         .deviceExpired: { "\($0) devices went silent: their records expired without a goodbye: \($1)" },
         .addressChanged: { "\($0) devices changed their IPv4 address during the capture: \($1)" },
         .crossSubnet: { "The answers of \($0) devices come from another host: \($1)" },
+        .dialUnanswered: { "\($0) clients searched with DIAL and no DIAL device answered: \($1)" },
+        .relayedQueriesIgnored: {
+            "The queries of \($0) clients arrive relayed with an off-subnet source, and devices ignore them: \($1)"
+        },
+        .senderWrongInterface: { "\($0) clients ask for Cast devices from a subnet where no device is: \($1)" },
+        .localNameOverDNS: { "\($0) clients ask a unicast DNS server for .local names: \($1)" },
+        .vlanSeparated: { "\($0) clients cannot discover the Cast devices on other VLANs: \($1)" },
+        .advertisedAddressUnreachable: { "\($0) devices advertise an address that is not where they are: \($1)" },
+        .responseTTLNot255: { "\($0) Cast devices send mDNS responses with an IP TTL other than 255: \($1)" },
     ]
 
     /// Merges the findings of each code and severity into one, at the place of the first;

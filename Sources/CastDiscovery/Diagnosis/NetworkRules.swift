@@ -93,7 +93,7 @@ extension Diagnosis {
                     code: .multicastDecayed, severity: .error,
                     title: "Multicast from \(name) stopped reaching \(c.address); unicast still does",
                     detail: "\(name) answered \(c.address)'s queries by multicast at first "
-                        + "(\(Wording.count(decay.multicastAnswers, "time"))); its last multicast packet arrived at "
+                        + "(\(Wording.times(decay.multicastAnswers))); its last multicast packet arrived at "
                         + "\(clock(decay.lastMulticast)). After that \(queries) over "
                         + "\(Wording.decimal(span, places: 0)) s, to the end of the capture, got no answer (queries "
                         + "that listed it as a known answer are not counted), while "
