@@ -68,10 +68,9 @@ public struct Verdict: Hashable, Sendable {
     /// title of the most severe finding.
     public func line(_ findings: [Finding]) -> String {
         let tag = status.tag
-        guard let first = findings.min(by: { $0.severity < $1.severity }), first.severity != .info else {
-            return "\(tag): \(headline)"
-        }
-        return "\(tag): \(headline). First: \(first.title)"
+        guard let first = findings.min(by: { $0.severity < $1.severity }) else { return "\(tag): \(headline)" }
+        // A note still says what it is: "no problems" alone would hide "no Cast traffic at all".
+        return "\(tag): \(headline). \(first.severity == .info ? "Note" : "First"): \(first.title)"
     }
 
     /// `error`, `warning` or `ok`: the colour of the verdict.

@@ -10,18 +10,19 @@ private typealias S = DiagnosisSupport
 // search says so and lists who did, not "Nobody searched".
 @Suite("EMPTY_CAPTURE and NO_SUCH_CLIENT")
 struct CaptureAndClientFilterTests {
-    /// A pcap file header (Ethernet) and no record.
-    static func emptyCapture() throws -> String {
+    /// A pcap file header (Ethernet) and no record, as `name` (one name per test: tests run in
+    /// parallel, and rewriting a file another test is reading empties it under that test).
+    static func emptyCapture(_ name: String) throws -> String {
         var header = Data()
         for (value, size) in [(0xa1b2_c3d4, 4), (2, 2), (4, 2), (0, 4), (0, 4), (65535, 4), (1, 4)] {
             for i in 0..<size { header.append(UInt8((value >> (8 * i)) & 0xFF)) }
         }
-        return try S.temporary(header, name: "empty.pcap")
+        return try S.temporary(header, name: name)
     }
 
     @Test("a header and no frame: EMPTY_CAPTURE, an error, and not NO_MDNS_TRAFFIC")
     func empty() throws {
-        let r = try S.report(paths: [try Self.emptyCapture()])
+        let r = try S.report(paths: [try Self.emptyCapture("empty.pcap")])
         #expect(S.codes(r) == ["EMPTY_CAPTURE"])
         #expect(r.findings.first?.severity == .error)
         #expect(r.findings.first?.title.hasSuffix("empty.pcap is empty: it has no frames at all") == true)
@@ -29,7 +30,9 @@ struct CaptureAndClientFilterTests {
 
     @Test("an empty capture beside one with frames: a warning, the other diagnosed as alone")
     func emptyBesideAnother() throws {
-        let r = try S.report(paths: [try Self.emptyCapture(), S.path("client-isolation.pcap")])
+        let r = try S.report(paths: [
+            try Self.emptyCapture("empty-beside-another.pcap"), S.path("client-isolation.pcap"),
+        ])
         let empty = try #require(r.findings.first { $0.code == .emptyCapture })
         #expect(empty.severity == .warning)
         #expect(S.codes(r, [.error]) == ["QUERIES_UNANSWERED"])

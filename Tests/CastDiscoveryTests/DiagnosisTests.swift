@@ -91,7 +91,10 @@ struct DiagnosisTests {
             ("own-queries-dropped.pcap", "CLIENT_NOT_ANSWERED", .error),
             ("reflector.pcap", "CROSS_SUBNET", .warning),
             ("repeater.pcap", "REFLECTED_TRAFFIC", .warning),
-            ("no-cast-queries.pcap", "NO_CAST_QUERIES", .error),
+            // A Chromecast announces and nobody asks: a warning (an error only with --plist).
+            ("no-cast-queries.pcap", "NO_CAST_QUERIES", .warning),
+            // No Cast traffic at all shows nothing wrong with Cast: a note.
+            ("no-mdns.pcap", "NO_MDNS_TRAFFIC", .info),
             ("app-id-unanswered.pcap", "APP_ID_UNANSWERED", .error),
             ("incomplete-resolution.pcap", "INCOMPLETE_RESOLUTION", .error),
             ("txt-missing-fn.pcap", "TXT_MISSING_REQUIRED", .error),
@@ -112,7 +115,7 @@ struct DiagnosisTests {
     @Test(
         "scenario captures give exactly their own code among errors and warnings",
         arguments: [
-            ("no-cast-queries.pcap", ["NO_CAST_QUERIES"]), ("no-mdns.pcap", ["NO_MDNS_TRAFFIC"]),
+            ("no-cast-queries.pcap", ["NO_CAST_QUERIES"]), ("no-mdns.pcap", []),
             ("app-id-unanswered.pcap", ["APP_ID_UNANSWERED"]),
             ("incomplete-resolution.pcap", ["INCOMPLETE_RESOLUTION"]),
             ("txt-missing-fn.pcap", ["TXT_MISSING_REQUIRED"]), ("device-expired.pcap", ["DEVICE_EXPIRED"]),
@@ -131,11 +134,16 @@ struct DiagnosisTests {
         #expect(S.codes(r, [.error, .warning]) == codes)
     }
 
-    @Test("no mDNS at all: NO_MDNS_TRAFFIC and nothing about queries")
+    @Test("no mDNS at all: NO_MDNS_TRAFFIC, a note (an error with an Info.plist), nothing about queries")
     func noMDNS() throws {
         let r = try S.report("no-mdns.pcap")
         #expect(r.captures[0].mdnsPackets == 0 && r.captures[0].packets > 0)
         #expect(S.codes(r) == ["NO_MDNS_TRAFFIC"])
+        #expect(r.findings.first?.severity == .info)
+        #expect(Verdict(r).line(r.findings).hasPrefix("OK: No problems found (1 note). Note: No mDNS traffic"))
+        let plist = InfoPlist(data: Array("<plist><dict></dict></plist>".utf8))
+        let withApp = Diagnosis.diagnose(r, inputs: DiagnosisInputs(plist: plist))
+        #expect(withApp.first { $0.code == .noMDNSTraffic }?.severity == .error)
     }
 
     @Test("slow response: evidence pairs each slow query with its late answer, delay over 500 ms")

@@ -7,6 +7,7 @@ extension Diagnosis {
     /// were: none of the client's queries was answered.
     static func notAnswered(_ context: DiagnosisContext, _ c: ClientContext) -> [Finding] {
         guard c.queried, !c.answered else { return [] }
+        if let end = queriedAtCaptureEnd(context, c) { return [end] }
         let devices = context.mdnsDevices
         // On a trunk capture with every device on another VLAN, VLAN_SEPARATED says why.
         if !devices.isEmpty, vlanSeparatedDevices(context, c.client).count == devices.count { return [] }

@@ -40,6 +40,9 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let dialUnanswered = FindingCode(rawValue: "DIAL_UNANSWERED")
     /// A client's Cast queries got no answer, and no Cast device was heard at all.
     public static let queriesUnanswered = FindingCode(rawValue: "QUERIES_UNANSWERED")
+    /// A client's only Cast queries came so close to the end of the capture that no answer
+    /// could have been seen.
+    public static let queryAtCaptureEnd = FindingCode(rawValue: "QUERY_AT_CAPTURE_END")
     /// Cast devices are on the network, but none answered this client.
     public static let clientNotAnswered = FindingCode(rawValue: "CLIENT_NOT_ANSWERED")
     /// A client's app-ID subtype query got no answer, while the base type was answered.
@@ -116,7 +119,7 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
 
     /// Every code castscope produces, in the order of docs/diagnostics.md.
     public static let known: [FindingCode] = [
-        .noMDNSTraffic, .noCastQueries, .queriesUnanswered, .clientNotAnswered, .appIDUnanswered,
+        .noMDNSTraffic, .noCastQueries, .queriesUnanswered, .queryAtCaptureEnd, .clientNotAnswered, .appIDUnanswered,
         .incompleteResolution, .noIPv4Address, .txtMissingRequired, .deviceLeft, .deviceExpired, .slowResponse,
         .crossSubnet, .reflectedTraffic, .advertisedAddressUnreachable, .relayedQueriesIgnored, .responseTTLNot255,
         .vlanSeparated, .multicastDecayed, .duplicateName, .addressChanged, .queryStorm, .legacyUnicast,

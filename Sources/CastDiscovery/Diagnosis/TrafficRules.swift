@@ -1,7 +1,9 @@
 // Rules about whether there is discovery traffic at all.
 extension Diagnosis {
     /// NO_MDNS_TRAFFIC: not one mDNS packet. Encrypted Wi-Fi explains the silence
-    /// (ENCRYPTED_WIFI), and a DIAL-only sender is its own finding (DIAL_ONLY).
+    /// (ENCRYPTED_WIFI), and a DIAL-only sender is its own finding (DIAL_ONLY). A capture with
+    /// no Cast traffic at all shows nothing wrong with Cast: a note, unless an Info.plist says
+    /// an app is the subject (`--plist`), when it is an error.
     static func noMDNSTraffic(_ context: DiagnosisContext) -> Finding? {
         let r = context.report
         guard context.mdnsPackets == 0, !context.dialSearched, !context.allCapturesEmpty, !context.noSuchClient,
@@ -9,7 +11,8 @@ extension Diagnosis {
         else { return nil }
         let ssdp = context.ssdpPackets
         return Finding(
-            code: .noMDNSTraffic, severity: .error, title: "No mDNS traffic at all in the capture",
+            code: .noMDNSTraffic, severity: context.inputs.plist == nil ? .info : .error,
+            title: "No mDNS traffic at all in the capture",
             detail: "Not one UDP packet to or from port 5353 in "
                 + Wording.count(r.captures.map(\.packets).reduce(0, +), "frame")
                 + (ssdp > 0 ? " (there \(ssdp == 1 ? "is" : "are") \(Wording.count(ssdp, "SSDP packet")))." : ".")
@@ -21,15 +24,21 @@ extension Diagnosis {
     }
 
     /// NO_CAST_QUERIES: mDNS is there, but no client searched for Cast devices, with mDNS or
-    /// with DIAL.
+    /// with DIAL. An error when an Info.plist says an app is the subject (`--plist`); a warning
+    /// when Cast devices announce themselves (the network has them, and no sender here asked);
+    /// otherwise a note: other services' mDNS shows nothing wrong with Cast.
     static func noCastQueries(_ context: DiagnosisContext) -> Finding? {
         let r = context.report
         guard context.mdnsPackets > 0, !context.dialSearched, !r.clients.contains(where: { $0.queries > 0 }),
             !context.noSuchClient
         else { return nil }
         let heard = context.mdnsDevices
+        let severity: Severity = context.inputs.plist != nil ? .error : heard.isEmpty ? .info : .warning
         return Finding(
-            code: .noCastQueries, severity: .error, title: "Nobody searched for Cast devices",
+            code: .noCastQueries, severity: severity,
+            title: heard.isEmpty && severity == .info
+                ? "No Cast discovery in the capture: nobody searched for Cast devices"
+                : "Nobody searched for Cast devices",
             detail: "The capture has \(context.mdnsPackets) mDNS packets but no query for _googlecast._tcp.local "
                 + "or an app-ID subtype, and no DIAL search."
                 + (heard.isEmpty
