@@ -13,7 +13,7 @@ BUILD_PACKAGES := libpcap-dev
 TEST_PACKAGES := libpcap-dev tshark python3 python3-jsonschema chromium avahi-daemon iproute2 util-linux bsdutils time \
 	zsh fish man-db groff-base
 
-.PHONY: all build deps test-deps demo test unit lint cli html live schema golden golden-update differential hostile clean \
+.PHONY: all build deps test-deps demo test unit lint cli html live schema golden golden-update differential hostile realworld clean \
 	static install deb man
 
 all: build
@@ -66,6 +66,10 @@ differential: build
 hostile: build
 	Tests/hostile/run.sh
 
+# Reviewed verdicts on every public real capture in ../shared/captures/external.
+realworld: build
+	Tests/realworld/run.sh
+
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Fuzz Package.swift
 
@@ -80,6 +84,7 @@ test: test-deps build lint
 	Tests/live/run.sh
 	Tests/golden/run.sh
 	Tests/hostile/run.sh
+	Tests/realworld/run.sh
 	/usr/bin/python3 Tests/schema/validate.py --self-test
 	/usr/bin/python3 Tests/schema/validate.py
 	python3 Tests/differential/tshark_diff.py
