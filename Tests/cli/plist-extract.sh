@@ -100,8 +100,8 @@ want_codes = set(sys.argv[3:])
 assert doc["schemaVersion"] == 1 and doc["file"] == sys.argv[2], doc
 assert isinstance(doc["findings"], list) and doc["findings"]
 for f in doc["findings"]:
-    assert list(f) == ["code", "severity", "title", "detail", "advice", "frames", "subjects"], list(f)
-    assert f["severity"] in ("error", "warning", "info") and f["frames"] == []
+    assert list(f) == ["code", "severity", "title", "detail", "advice", "frames", "subjects", "evidence"], list(f)
+    assert f["severity"] in ("error", "warning", "info") and f["frames"] == [] and f["evidence"] == []
     assert list(f["subjects"]) == ["clients", "devices", "appIds"], f["subjects"]
     assert all(isinstance(f[k], str) and f[k] for k in ("code", "title", "detail", "advice"))
 ranks = [("error", "warning", "info").index(f["severity"]) for f in doc["findings"]]
