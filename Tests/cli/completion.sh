@@ -44,10 +44,10 @@ check "bash: castscope analyze --max-<TAB> lists one option per limit" \
     eval '[[ $(complete_bash castscope analyze --max- | wc -l) == 7 ]]'
 check "bash: castscope live --max-d<TAB> (live takes the limits too)" \
     eval '[[ $(complete_bash castscope live --max-d) == --max-devices ]]'
-check "bash: castscope dump captures/multi<TAB> completes the file" \
-    eval '[[ $(complete_bash castscope dump captures/multi) == captures/multi-device.pcap ]]'
-check "bash: castscope analyze -r captures/multi<TAB> completes the file" \
-    eval '[[ $(complete_bash castscope analyze -r captures/multi) == captures/multi-device.pcap ]]'
+check "bash: castscope dump captures/multi-<TAB> completes the file" \
+    eval '[[ $(complete_bash castscope dump captures/multi-) == captures/multi-device.pcap ]]'
+check "bash: castscope analyze -r captures/multi-<TAB> completes the file" \
+    eval '[[ $(complete_bash castscope analyze -r captures/multi-) == captures/multi-device.pcap ]]'
 check "bash: castscope help an<TAB> completes the command name" eval '[[ $(complete_bash castscope help an) == analyze ]]'
 check "bash: castscope completion <TAB> lists the shells" \
     eval '[[ $(complete_bash castscope completion "" | paste -sd" ") == "bash zsh fish" ]]'
