@@ -71,7 +71,7 @@ extension DiscoveryTracker {
     /// session start, or from when they arrived if later.
     /// - Returns: the records not noted for lack of pair budget.
     mutating func recallCached(_ keyed: [KeyedRecord], client index: Int, at now: Timestamp) -> Int {
-        guard let start = clients[index].current?.start else { return 0 }
+        guard let start = clients[index].currentStart else { return 0 }
         let address = clientAddresses[index]
         var dropped = 0
         for k in keyed where k.ttl > 0 {
