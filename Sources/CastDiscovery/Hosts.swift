@@ -101,22 +101,7 @@ extension QueryOutcome {
     /// (the same burst sent over IPv4 and IPv6) is joined into it, its answers timed from the
     /// earlier one. `queries` are one host's, already relabelled to its primary address.
     static func joined(_ queries: [QueryOutcome], sources: [IPAddress], window: Int64) -> [QueryOutcome] {
-        let order = queries.indices.sorted { (queries[$0].time, $0) < (queries[$1].time, $1) }
-        var out: [QueryOutcome] = []
-        var outSources: [Set<IPAddress>] = []
-        for i in order {
-            let q = queries[i]
-            if let last = out.last, q.time.nanoseconds(since: last.time) < window,
-                !outSources[outSources.count - 1].contains(sources[i])
-            {
-                out[out.count - 1].join(q)
-                outSources[outSources.count - 1].insert(sources[i])
-            } else {
-                out.append(q)
-                outSources.append([sources[i]])
-            }
-        }
-        return out
+        joinedInTime(queries, sources: sources, within: window, time: \.time) { $0.join($1) }
     }
 
     /// Joins the same burst sent from another address of the host (`other` no earlier).
@@ -143,22 +128,7 @@ extension LatencyRow {
     /// within `gap` of a session is the same discovery session; the joined row starts at the
     /// earlier start and takes the earlier first answer and resolution.
     static func joined(_ rows: [LatencyRow], sources: [IPAddress], gap: Int64) -> [LatencyRow] {
-        let order = rows.indices.sorted { (rows[$0].sessionStart, $0) < (rows[$1].sessionStart, $1) }
-        var out: [LatencyRow] = []
-        var outSources: [Set<IPAddress>] = []
-        for i in order {
-            let r = rows[i]
-            if let last = out.last, r.sessionStart.nanoseconds(since: last.sessionStart) < gap,
-                !outSources[outSources.count - 1].contains(sources[i])
-            {
-                out[out.count - 1].join(r)
-                outSources[outSources.count - 1].insert(sources[i])
-            } else {
-                out.append(r)
-                outSources.append([sources[i]])
-            }
-        }
-        return out
+        joinedInTime(rows, sources: sources, within: gap, time: \.sessionStart) { $0.join($1) }
     }
 
     /// Joins the same session seen from another address of the host (`other` no earlier).
@@ -311,4 +281,28 @@ extension AnalysisReport {
         responses = stats.map(\.stats)
         delays = stats.map(\.delays)
     }
+}
+
+/// `items` in time order, each joined into the one before it when it starts less than `window`
+/// nanoseconds after it and comes from an address (`sources[i]`) that one has not had yet: the
+/// same query burst or session seen from another address of one host.
+func joinedInTime<T>(
+    _ items: [T], sources: [IPAddress], within window: Int64, time: (T) -> Timestamp, join: (inout T, T) -> Void
+) -> [T] {
+    let order = items.indices.sorted { (time(items[$0]), $0) < (time(items[$1]), $1) }
+    var out: [T] = []
+    var outSources: [Set<IPAddress>] = []
+    for i in order {
+        let item = items[i]
+        if let last = out.last, time(item).nanoseconds(since: time(last)) < window,
+            !outSources[outSources.count - 1].contains(sources[i])
+        {
+            join(&out[out.count - 1], item)
+            outSources[outSources.count - 1].insert(sources[i])
+        } else {
+            out.append(item)
+            outSources.append([sources[i]])
+        }
+    }
+    return out
 }
