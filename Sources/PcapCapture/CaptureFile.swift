@@ -19,6 +19,16 @@ public struct RecordHeader: Hashable, Sendable {
     public var capturedLength: Int
     /// Bytes on the wire (`len`).
     public var originalLength: Int
+    /// The capture interface (``CaptureFile/interfaces``) the record came from: 0 in classic
+    /// pcap, the pcapng interface number (across sections) otherwise.
+    public var interface: Int = 0
+
+    public init(timestamp: Timestamp, capturedLength: Int, originalLength: Int, interface: Int = 0) {
+        self.timestamp = timestamp
+        self.capturedLength = capturedLength
+        self.originalLength = originalLength
+        self.interface = interface
+    }
 }
 
 /// Why reading a capture stopped.
@@ -57,6 +67,29 @@ public final class CaptureFile {
     /// Capture file formats.
     public enum Format: String, Hashable, Sendable {
         case pcap, pcapng
+    }
+
+    /// Every interface seen so far, by ``FileInterface/index``: classic pcap has one; a
+    /// pcapng file may describe more interfaces, with other link types, further on.
+    public var interfaces: [FileInterface] {
+        [
+            FileInterface(
+                index: 0, linkType: linkType, linkTypeName: linkTypeName, linkTypeDescription: linkTypeDescription,
+                snapLength: snapLength)
+        ]
+    }
+    /// How the file is compressed (`nil`: not compressed).
+    public var compression: Compression? { nil }
+    /// Where reading stopped on a damaged or cut-off file, once it has (`nil` otherwise).
+    public var fault: ReadFault? { nil }
+    /// Section and packet comments read so far (at most ``maximumComments``).
+    public var comments: [CaptureComment] { [] }
+    /// The most comments kept (a file could hold millions).
+    public static let maximumComments = 1000
+
+    /// Installs the lossless discovery prefilter (``DiscoveryPrefilter``) for every interface.
+    public func setDiscoveryPrefilter() throws(PcapError) {
+        if let expression = DiscoveryFilter.expression(for: linkType) { try setFilter(expression) }
     }
 
     /// The timestamp of the first record (filtered or not), once reading has started.

@@ -64,8 +64,9 @@ public struct DiscoveryDecoder {
     /// How many M-SEARCH senders are watched at once.
     public static let maximumWatchedSearchers = 256
 
-    /// The link type of the frames.
-    public let linkType: LinkType
+    /// The link type of the frames. A pcapng file's interfaces may differ: the reader sets it
+    /// before each frame of another interface.
+    public var linkType: LinkType
     /// What was counted so far.
     public var statistics: DecodeStatistics {
         var s = counts
