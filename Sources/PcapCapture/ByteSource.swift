@@ -26,10 +26,14 @@ public struct ByteSourceError: Error, Hashable, Sendable, CustomStringConvertibl
     public var message: String
     /// Whether the stream was stopped by the decompression limit rather than by damage.
     public var limitReached: Bool
+    /// Whether a compressed stream simply stops early (a capture piped through gzip and
+    /// killed): the reader reports the file as cut off, not as damaged.
+    public var endedEarly: Bool
 
-    public init(message: String, limitReached: Bool = false) {
+    public init(message: String, limitReached: Bool = false, endedEarly: Bool = false) {
         self.message = message
         self.limitReached = limitReached
+        self.endedEarly = endedEarly
     }
 
     public var description: String { message }
