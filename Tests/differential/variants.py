@@ -86,15 +86,16 @@ DLT_NAMES = {1: "EN10MB", 101: "RAW", 113: "LINUX_SLL", 276: "LINUX_SLL2", 105: 
 
 # Keys of analyze's `captures[]` entries that describe the file, not the traffic: they may
 # differ between a capture and its variants.
-ANALYSIS_FILE_KEYS = {"file", "linkType", "linkTypes", "format", "compression", "interfaces",
-                      "fileSize", "bytes", "sections", "comments", "nanosecond", "snapLength"}
+ANALYSIS_FILE_KEYS = {"file", "linkType", "interfaces", "format", "compression", "fileSize"}
+# ... and evidence frames ({"capture", "frame"}) also carry the interface index, which differs
+# when a variant puts the packets on other interfaces (sections, two link types).
 # The device fields compared when times moved or the packets were merged.
 DEVICE_KEYS = ("id", "instance", "instances", "friendlyName", "model", "kind", "capabilityBits",
                "version", "host", "port", "addresses", "txt", "appIds", "dial")
 # The DIAL fields of a device compared then (not its times and frames).
 DIAL_KEYS = ("location", "usn", "server", "address", "castLocation", "answers", "answeredClients")
 # jsonl keys that belong to the file or the time, not to the packet.
-LINE_FILE_KEYS = {"file", "linkType"}
+LINE_FILE_KEYS = {"file", "linkType", "interface", "interfaceName"}
 LINE_TIME_KEYS = {"time", "epoch", "relative"}
 # jsonl keys a link-layer rewrite (Ethernet -> SLL2 / RAW) legitimately changes.
 LINE_LINK_KEYS = {"srcMAC", "dstMAC", "vlan", "linkType"}
@@ -123,18 +124,18 @@ def check_run(cmd, **kwargs):
 # --------------------------------------------------------------------------
 
 def model_listing(data):
-    """([(interface id, ns, origlen, md5)], [link type of each frame]) from our own parser
-    (uncompressed bytes).  The interface id is the one in the frame's section, as tshark 4.0
-    shows frame.interface_id; the link type is that of the frame's interface."""
+    """([(interface id, ns, origlen, md5)], [(link type, interface index across the file) of
+    each frame]) from our own parser (uncompressed bytes).  The interface id of the rows is the
+    one in the frame's section, as tshark 4.0 shows frame.interface_id."""
     if data[:4] == b"\x0a\x0d\x0d\x0a":
         packets = pcapfile.packets(pcapfile.parse_pcapng(data))
         rows = [(local, ns, origlen, hashlib.md5(body).hexdigest())
                 for _, _, ns, origlen, body, local in packets]
-        return rows, [dlt for _, dlt, _, _, _, _ in packets]
+        return rows, [(dlt, index) for index, dlt, _, _, _, _ in packets]
     pcap = pcapfile.parse_pcap(data)
     rows = [(0, ns, rec[3], hashlib.md5(rec[2]).hexdigest())
             for ns, rec in zip(pcap.timestamps_ns(), pcap.records)]
-    return rows, [pcap.linktype & 0xFFFF] * len(rows)
+    return rows, [(pcap.linktype & 0xFFFF, 0)] * len(rows)
 
 
 def interface_count(data):
@@ -542,7 +543,7 @@ class Checker:
                 return
 
     # 3. castscope's lines: time and link type per frame, and equal to the original's
-    def lines(self, v, ts, dlts, problems):
+    def lines(self, v, ts, dlts, problems, interfaces=1):
         code, lines, stderr, _ = self.dump(v.path)
         if code != 0:
             problems.append("castscope dump exited %d: %s" % (code, stderr[:300]))
@@ -567,10 +568,15 @@ class Checker:
             if (v.binary_tick_ns is None and diff != 0) or (v.binary_tick_ns and diff >= v.binary_tick_ns):
                 problems.append("frame %d: castscope time %s, tshark %d.%09d (%d ns apart)" % (
                     frame, line.get("epoch"), tns // 10**9, tns % 10**9, diff))
-            expected_link = DLT_NAMES.get(dlts[frame - 1] if frame <= len(dlts) else -1)
+            dlt, index = dlts[frame - 1] if frame <= len(dlts) else (-1, -1)
+            expected_link = DLT_NAMES.get(dlt)
             if line.get("linkType") != expected_link:
                 problems.append("frame %d: castscope linkType %r, the frame's interface (%d in its section) is %s" % (
                     frame, line.get("linkType"), iface, expected_link))
+            # `interface` (an index across the file) is there when the file has several.
+            if line.get("interface", 0 if interfaces == 1 else None) != index:
+                problems.append("frame %d: castscope interface %r, the frame's is %d of %d" % (
+                    frame, line.get("interface"), index, interfaces))
         if v.original is not None:
             original = self.dump(v.original)[1]
             ignore = LINE_FILE_KEYS | (LINE_TIME_KEYS if v.precision_ns != 0 else set())
@@ -617,10 +623,10 @@ class Checker:
         with contextlib.redirect_stdout(buf):
             diff_ok = tshark_diff.check_capture(v.path, self.castscope, tool("TSHARK", "tshark"), 10, False,
                                                 tshark_data, self.dump(v.path)[3])
-        worst, nlines = self.lines(v, ts, dlts, problems)
+        interfaces = interface_count((v.raw or v.path).read_bytes())
+        worst, nlines = self.lines(v, ts, dlts, problems, interfaces)
         what = self.analysed(v, problems)
         ok = diff_ok and not problems
-        interfaces = interface_count((v.raw or v.path).read_bytes())
         out.append("%s %s: %d frames, %d interfaces, %d castscope lines (times within %d ns), analysis: %s" % (
             "ok  " if ok else "FAIL", v.name, len(ts), interfaces, nlines, worst, what))
         if not diff_ok:
@@ -655,6 +661,17 @@ def strip_file_keys(report):
     for capture in report.get("captures", []):
         for key in ANALYSIS_FILE_KEYS:
             capture.pop(key, None)
+
+    def frames(value):
+        if isinstance(value, dict):
+            if "capture" in value and "frame" in value:
+                value.pop("interface", None)
+            for item in value.values():
+                frames(item)
+        elif isinstance(value, list):
+            for item in value:
+                frames(item)
+    frames(report)
     return report
 
 
@@ -854,21 +871,31 @@ def self_test():
             {"frame": 3, "epoch": "0.000003000", "linkType": "EN10MB"}]
     checker._lines[str(v.path)] = (0, good, "", None)
     problems = []
-    checker.lines(v, ts, [1, 1, 1], problems)
+    checker.lines(v, ts, [(1, 0)] * 3, problems)
     check("castscope lines with tshark's frames and times pass", problems == [])
     # A reader that numbers frames per section: section 2 starts again at frame 1.
     checker._lines[str(v.path)] = (0, [dict(good[0]), dict(good[1], frame=1)], "", None)
     problems = []
-    checker.lines(v, ts, [1, 1, 1], problems)
+    checker.lines(v, ts, [(1, 0)] * 3, problems)
     check("frames numbered per section are caught (time of another frame)", any("frame 1:" in p for p in problems))
     checker._lines[str(v.path)] = (0, good, "", None)
     problems = []
-    checker.lines(v, ts, [1, 1, 276], problems)
+    checker.lines(v, ts, [(1, 0), (1, 0), (276, 0)], problems)
     check("a frame decoded with another interface's link type is caught", any("linkType" in p for p in problems))
+    checker._lines[str(v.path)] = (0, [dict(good[0], interface=0), dict(good[1], interface=0)], "", None)
+    problems = []
+    checker.lines(v, ts, [(1, 0), (1, 0), (1, 1)], problems, interfaces=2)
+    check("a frame given the wrong interface index is caught", any("interface 0" in p for p in problems))
+    report["findings"][0]["frames"] = [{"capture": 0, "frame": 1}]
+    other = json.loads(json.dumps(report))
+    other["findings"][0]["frames"][0]["interface"] = 1
+    check("an evidence frame's interface index is not compared", strip_file_keys(report) == strip_file_keys(other))
+    other["findings"][0]["frames"][0]["frame"] = 2
+    check("its frame number is", strip_file_keys(report) != strip_file_keys(other))
     v.binary_tick_ns = 10**9 / 2**20
     checker._lines[str(v.path)] = (0, [dict(good[0], epoch="0.000002954")], "", None)
     problems = []
-    checker.lines(v, ts, [1, 1, 1], problems)
+    checker.lines(v, ts, [(1, 0)] * 3, problems)
     check("2^-20: a time one tick off is caught", problems)
     if failures:
         print("self-test: %d checks FAILED" % len(failures))
