@@ -573,8 +573,9 @@ class Checker:
             if line.get("linkType") != expected_link:
                 problems.append("frame %d: castscope linkType %r, the frame's interface (%d in its section) is %s" % (
                     frame, line.get("linkType"), iface, expected_link))
-            # `interface` (an index across the file) is there when the file has several.
-            if line.get("interface", 0 if interfaces == 1 else None) != index:
+            # `interface`: an index across the file; absent means 0 (a streaming reader knows
+            # of one interface until the next IDB, so the first frames may go without it).
+            if line.get("interface", 0) != index:
                 problems.append("frame %d: castscope interface %r, the frame's is %d of %d" % (
                     frame, line.get("interface"), index, interfaces))
         if v.original is not None:
@@ -886,6 +887,10 @@ def self_test():
     problems = []
     checker.lines(v, ts, [(1, 0), (1, 0), (1, 1)], problems, interfaces=2)
     check("a frame given the wrong interface index is caught", any("interface 0" in p for p in problems))
+    checker._lines[str(v.path)] = (0, [dict(good[0]), dict(good[1])], "", None)
+    problems = []
+    checker.lines(v, ts, [(1, 0), (1, 0), (1, 1)], problems, interfaces=2)
+    check("... also when the key is missing (0)", any("interface None" in p for p in problems))
     report["findings"][0]["frames"] = [{"capture": 0, "frame": 1}]
     other = json.loads(json.dumps(report))
     other["findings"][0]["frames"][0]["interface"] = 1
