@@ -44,6 +44,10 @@ Usage:
     Tests/differential/variants.py --self-test
 Environment: CASTSCOPE (default .build/release/castscope), TSHARK, EDITCAP, MERGECAP.
 Exit status 0 when every variant passed.  Python 3 standard library only.
+
+Run time: 211 variants of 33 captures, about 160 CPU-seconds (tshark, twice per uncompressed
+variant, is most of it): about 1.5 minutes on two idle cores, 6.5 minutes measured on two
+cores shared with six builds.  FULL_MATRIX and FEW_VARIANTS choose the cost.
 """
 
 import argparse
