@@ -6,12 +6,13 @@ DEMO_CAPTURE := captures/multi-device.pcap
 # python3-jsonschema (Debian's python, /usr/bin/python3, checks the JSON contract) and
 # chromium (renders the HTML report headless), and avahi-daemon, iproute2 and util-linux
 # (setpriv, runuser), bsdutils (script: a terminal for the progress-line test) for the live-capture tests in network namespaces, time (/usr/bin/time: the hostile corpus bounds); python-zeroconf from
-# PyPI for the live tests' responders and sender.
+# PyPI for the live tests' responders and sender. zstd and lz4: Tests/differential/variants.py compresses
+# the capture variants with them (gzip is essential).
 BUILD_PACKAGES := libpcap-dev
 # zsh and fish check that their completion scripts parse, man-db and groff-base render the man
 # page (Tests/cli/completion.sh).
 TEST_PACKAGES := libpcap-dev tshark python3 python3-jsonschema chromium avahi-daemon iproute2 util-linux bsdutils time \
-	zsh fish man-db groff-base
+	zsh fish man-db groff-base zstd lz4
 
 .PHONY: all build deps test-deps demo test unit lint cli html live schema golden golden-update differential hostile realworld clean \
 	static install deb man
@@ -60,8 +61,13 @@ golden: build
 golden-update: build
 	Tests/golden/run.sh --update
 
+# tshark_diff.py: every capture as it is; variants.py: the same captures rewritten in every
+# format issue 14 reads (pcapng, both byte orders, if_tsresol/if_tsoffset, SPB/PB, sections,
+# mixed link types, gzip/zstd/lz4), decoded as tshark decodes them and analysed alike.
 differential: build
 	python3 Tests/differential/tshark_diff.py
+	python3 Tests/differential/variants.py --self-test
+	python3 Tests/differential/variants.py
 
 hostile: build
 	Tests/hostile/run.sh
@@ -88,6 +94,8 @@ test: test-deps build lint
 	/usr/bin/python3 Tests/schema/validate.py --self-test
 	/usr/bin/python3 Tests/schema/validate.py
 	python3 Tests/differential/tshark_diff.py
+	python3 Tests/differential/variants.py --self-test
+	python3 Tests/differential/variants.py
 	scripts/fuzz smoke 30
 
 clean:
