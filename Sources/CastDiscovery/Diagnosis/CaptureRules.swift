@@ -24,7 +24,7 @@ extension Diagnosis {
     /// error when every capture is empty (there is nothing to analyse), else a warning.
     static func emptyCapture(_ context: DiagnosisContext, capture i: Int) -> Finding? {
         let c = context.report.captures[i]
-        guard c.packets == 0, !c.truncated else { return nil }
+        guard c.packets == 0, !c.truncated, c.unreadableFrom == nil else { return nil }
         let all = context.allCapturesEmpty
         return Finding(
             code: .emptyCapture, severity: all ? .error : .warning,

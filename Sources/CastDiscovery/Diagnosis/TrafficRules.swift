@@ -3,11 +3,12 @@ extension Diagnosis {
     /// NO_MDNS_TRAFFIC: not one mDNS packet. Encrypted Wi-Fi explains the silence
     /// (ENCRYPTED_WIFI), and a DIAL-only sender is its own finding (DIAL_ONLY). A capture with
     /// no Cast traffic at all shows nothing wrong with Cast: a note, unless an Info.plist says
-    /// an app is the subject (`--plist`), when it is an error.
+    /// an app is the subject (`--plist`), when it is an error. Not when a capture is
+    /// unreadable from some frame on (CAPTURE_UNREADABLE says so): the rest may hold mDNS.
     static func noMDNSTraffic(_ context: DiagnosisContext) -> Finding? {
         let r = context.report
         guard context.mdnsPackets == 0, !context.dialSearched, !context.allCapturesEmpty, !context.noSuchClient,
-            !r.captures.contains(where: { $0.protectedWiFiFrames > 0 })
+            !context.someCaptureUnreadable, !r.captures.contains(where: { $0.protectedWiFiFrames > 0 })
         else { return nil }
         let ssdp = context.ssdpPackets
         return Finding(
@@ -26,11 +27,12 @@ extension Diagnosis {
     /// NO_CAST_QUERIES: mDNS is there, but no client searched for Cast devices, with mDNS or
     /// with DIAL. An error when an Info.plist says an app is the subject (`--plist`); a warning
     /// when Cast devices announce themselves (the network has them, and no sender here asked);
-    /// otherwise a note: other services' mDNS shows nothing wrong with Cast.
+    /// otherwise a note: other services' mDNS shows nothing wrong with Cast. Not when a
+    /// capture is unreadable from some frame on: the queries may be in the part not read.
     static func noCastQueries(_ context: DiagnosisContext) -> Finding? {
         let r = context.report
         guard context.mdnsPackets > 0, !context.dialSearched, !r.clients.contains(where: { $0.queries > 0 }),
-            !context.noSuchClient
+            !context.noSuchClient, !context.someCaptureUnreadable
         else { return nil }
         let heard = context.mdnsDevices
         let severity: Severity = context.inputs.plist != nil ? .error : heard.isEmpty ? .info : .warning
