@@ -11,7 +11,8 @@ import WireFormat
 public struct AnalysisRun {
     /// What to analyse and how.
     public struct Options {
-        /// Capture files; `-` is standard input.
+        /// Capture files; `-` is standard input, a directory stands for the capture files in
+        /// it (``CaptureInputs``).
         public var files: [String] = []
         /// Tracker settings and limits.
         public var analysis = AnalysisOptions()
@@ -47,7 +48,12 @@ public struct AnalysisRun {
         var status = ExitStatus.success
         var runs: [CaptureRun] = []
         var unreadable: [UnreadableCapture] = []
-        for path in o.files {
+        let files: [String]
+        switch CaptureInputs.expand(o.files, notices: notices) {
+        case .success(let paths): files = paths
+        case .failure(let e): return (nil, e.status)
+        }
+        for path in files {
             // The error notice of a file that cannot be opened is also kept for the report.
             var error: String?
             let open = CaptureRun.open(

@@ -87,8 +87,7 @@ public struct CaptureRun {
         records: Int, end: ReadEnd, notes: [String]
     ) {
         while let packet = nextPacket() { body(packet) }
-        let end = file.end ?? .endOfFile
-        return (file.recordsRead, end, Self.notes(records: file.recordsRead, end: end, statistics: decoder.statistics))
+        return (file.recordsRead, file.end ?? .endOfFile, finalNotes)
     }
 
     /// The next discovery packet, or `nil` at the end of the file (pull style, for merging).
