@@ -111,7 +111,7 @@ public struct AnalysisRun {
             return c
         }
         if let fault = file.fault {
-            let stop = CaptureFault(frame: fault.frame, byteOffset: fault.byteOffset, message: fault.message)
+            let stop = CaptureFault(frame: fault.frame, byteOffset: fault.byteOffset, message: fault.problem)
             switch file.end {
             case .error?: info.unreadableFrom = stop
             case .truncated?: info.truncatedAtByte = fault.byteOffset

@@ -179,11 +179,12 @@ public struct CaptureRun {
         case .truncated(let message):
             let at = fault.map { " at byte \($0.byteOffset)" } ?? ""
             notes.append(
-                "capture ends in the middle of a record after frame \(records)\(at) (\(message)); " + before)
+                "capture ends in the middle of a record after frame \(records)\(at) (\(fault?.problem ?? message)); "
+                    + before)
         case .error(let message):
             if let fault {
                 notes.append(
-                    "unreadable from frame \(fault.frame) (byte offset \(fault.byteOffset)): \(fault.message); "
+                    "unreadable from frame \(fault.frame) (byte offset \(fault.byteOffset)): \(fault.problem); "
                         + before)
             } else {
                 notes.append("reading stopped after frame \(records): \(message)")

@@ -58,3 +58,12 @@ public struct InterfaceSelection: Sendable {
         (i.name.map { "\($0), " } ?? "") + "\(i.linkTypeName), DLT \(i.linkType.rawValue)"
     }
 }
+
+extension ReadFault {
+    /// The message without a leading `frame N at byte offset X: ` (the reader may say where in
+    /// its message too; the reports say it once, from the fields).
+    var problem: String {
+        let location = "frame \(frame) at byte offset \(byteOffset): "
+        return message.hasPrefix(location) ? String(message.dropFirst(location.count)) : message
+    }
+}

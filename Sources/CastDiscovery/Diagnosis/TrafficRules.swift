@@ -11,12 +11,19 @@ extension Diagnosis {
             !context.someCaptureUnreadable, !r.captures.contains(where: { $0.protectedWiFiFrames > 0 })
         else { return nil }
         let ssdp = context.ssdpPackets
+        // Frames of an interface whose link type is not decoded say nothing either way.
+        let notDecoded = r.captures.reduce(0) { $0 + $1.interfaces.reduce(0) { $0 + $1.framesNotDecoded } }
+        let unread =
+            notDecoded > 0
+            ? " \(Wording.count(notDecoded, "other frame")) \(notDecoded == 1 ? "is" : "are") on an interface "
+                + "whose link type castscope does not decode." : ""
         return Finding(
             code: .noMDNSTraffic, severity: context.inputs.plist == nil ? .info : .error,
             title: "No mDNS traffic at all in the capture",
             detail: "Not one UDP packet to or from port 5353 in "
-                + Wording.count(r.captures.map(\.packets).reduce(0, +), "frame")
+                + Wording.count(r.captures.map(\.packets).reduce(0, +) - notDecoded, "frame")
                 + (ssdp > 0 ? " (there \(ssdp == 1 ? "is" : "are") \(Wording.count(ssdp, "SSDP packet")))." : ".")
+                + unread
                 + " Either the capture was taken on the wrong interface or with a filter that drops mDNS, "
                 + "or nothing on this network speaks mDNS.",
             advice: "Capture on the interface the sender uses for the LAN (not a VPN, cellular or Docker "
