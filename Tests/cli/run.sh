@@ -290,7 +290,7 @@ fi
 if command -v editcap >/dev/null; then
   editcap -F pcapng captures/healthy-ipv4.pcap "$T/healthy.pcapng"
   Tests/golden/lying-block.py "$T/healthy.pcapng" 5 >"$T/lying.pcapng" 2>/dev/null
-  run analyze "$T/lying.pcapng"
+  COLUMNS=400 run analyze "$T/lying.pcapng"
   check "a pcapng with a lying block length: CAPTURE_UNREADABLE from frame 5 at byte 872, exit 65" \
     eval 'rc_is 65 && out_has "CAPTURE_UNREADABLE: $T/lying.pcapng is unreadable from frame 5 (byte offset 872)" \
         && out_has "The 4 frames before it were analysed" && ! out_has "NO_MDNS_TRAFFIC" \
