@@ -52,6 +52,6 @@ enum CaptureFileText {
         var text = first.text.split(whereSeparator: \.isNewline).joined(separator: " ")
         if text.count > maximumCommentShown { text = String(text.prefix(maximumCommentShown - 1)) + "…" }
         let more = c.comments.count - 1
-        return "\"\(text)\"" + (more > 0 ? " (\(Wording.count(more, "more comment")) in the JSON)" : "")
+        return "\"\(text)\"" + (more > 0 ? " (and \(Wording.count(more, "more comment")))" : "")
     }
 }
