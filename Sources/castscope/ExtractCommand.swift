@@ -33,7 +33,12 @@ enum ExtractCommand {
 
         // Open every input before creating the output, so a bad input leaves nothing behind.
         var sources: [ExtractSource] = []
-        for path in o.files {
+        let files: [String]
+        switch CaptureInputs.expand(o.files, notices: printNotice) {
+        case .success(let paths): files = paths
+        case .failure(let e): return e.status
+        }
+        for path in files {
             switch CaptureRun.open(path, prefilter: o.prefilter, frameLimit: o.frameLimit, notices: printNotice) {
             case .success(let run): sources.append(ExtractSource(run))
             case .failure(let e): return e.status
