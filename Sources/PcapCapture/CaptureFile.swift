@@ -246,6 +246,13 @@ public final class CaptureFile {
         state.pointee.prefilter = true
     }
 
+    /// Reads no more than this many records (`-c N`, counted over every record, filtered or
+    /// not); `nil` for no limit. Reaching it ends reading without an ``end``.
+    public var recordLimit: Int? {
+        get { state.pointee.recordLimit == .max ? nil : state.pointee.recordLimit }
+        set { state.pointee.recordLimit = newValue ?? .max }
+    }
+
     // MARK: Reading
 
     /// The next record that passes the filters, or `nil` at the end (see ``end``).
@@ -253,6 +260,7 @@ public final class CaptureFile {
     private func nextPassing() -> (frame: Int, packet: Packet)? {
         let state = self.state
         while true {
+            if state.pointee.recordsRead >= state.pointee.recordLimit { return nil }
             let found = isClassicPcap ? state.pointee.nextPcapPacket() : state.pointee.nextPcapngPacket()
             guard let packet = found else { return nil }
             state.pointee.count(packet)

@@ -58,6 +58,9 @@ struct ReaderState {
     var lastTimestamp: Timestamp?
     /// Whether ``DiscoveryPrefilter`` decides which records are handed over.
     var prefilter = false
+    /// Read no record past this many (`-c N`): the prefilter skips records inside the reader,
+    /// so the limit must be checked here, not by the caller.
+    var recordLimit = Int.max
     var filters: RecordFilters?
 
     init(buffer: RecordBuffer, format: CaptureFile.Format) {

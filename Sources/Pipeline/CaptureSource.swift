@@ -60,6 +60,7 @@ public struct CaptureRun {
             }
         }
         let first = file.linkType.isSupported ? file.linkType : decodable?.linkType ?? file.linkType
+        file.recordLimit = frameLimit
         return .success(
             CaptureRun(
                 shownName: shownName, file: file,
