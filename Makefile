@@ -6,12 +6,13 @@ DEMO_CAPTURE := captures/multi-device.pcap
 # python3-jsonschema (Debian's python, /usr/bin/python3, checks the JSON contract) and
 # chromium (renders the HTML report headless), and avahi-daemon, iproute2 and util-linux
 # (setpriv, runuser), bsdutils (script: a terminal for the progress-line test) for the live-capture tests in network namespaces, time (/usr/bin/time: the hostile corpus bounds); python-zeroconf from
-# PyPI for the live tests' responders and sender. zstd and lz4: Tests/differential/variants.py compresses
-# the capture variants with them (gzip is essential).
-BUILD_PACKAGES := libpcap-dev
+# PyPI for the live tests' responders and sender.
+# zlib1g-dev, libzstd-dev and liblz4-dev: the decompressors of .gz, .zst and .lz4 captures.
+BUILD_PACKAGES := libpcap-dev zlib1g-dev libzstd-dev liblz4-dev
 # zsh and fish check that their completion scripts parse, man-db and groff-base render the man
-# page (Tests/cli/completion.sh).
-TEST_PACKAGES := libpcap-dev tshark python3 python3-jsonschema chromium avahi-daemon iproute2 util-linux bsdutils time \
+# page (Tests/cli/completion.sh); zstd and lz4 (and gzip, always there) compress captures for
+# the decompression tests and the capture variants of Tests/differential/variants.py.
+TEST_PACKAGES := $(BUILD_PACKAGES) tshark python3 python3-jsonschema chromium avahi-daemon iproute2 util-linux bsdutils time \
 	zsh fish man-db groff-base zstd lz4
 
 .PHONY: all build deps test-deps demo test unit lint cli html live schema golden golden-update differential hostile realworld clean \
@@ -102,8 +103,8 @@ clean:
 	rm -rf .build
 
 # The binary users install: the Swift runtime linked in (--static-swift-stdlib), so it runs
-# without the toolchain and `ldd` shows only libc, libstdc++, libm, libgcc_s and libpcap. Its own
-# scratch path keeps the normal release build as it is.
+# without the toolchain and `ldd` shows only libc, libstdc++, libm, libgcc_s, libpcap, libz, libzstd
+# and liblz4. Its own scratch path keeps the normal release build as it is.
 PREFIX ?= /usr/local
 DESTDIR ?=
 STATIC_SCRATCH := .build/static

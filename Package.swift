@@ -12,10 +12,14 @@ let package = Package(
     targets: [
         // libpcap from Debian's libpcap-dev; headers are in /usr/include, so no pkg-config.
         .systemLibrary(name: "CLibpcap", providers: [.apt(["libpcap-dev"]), .brew(["libpcap"])]),
+        // The decompressors of compressed capture files (gzip, zstd, lz4), headers in /usr/include.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .systemLibrary(name: "CZstd", providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
+        .systemLibrary(name: "CLZ4", providers: [.apt(["liblz4-dev"]), .brew(["lz4"])]),
         // Pure decoding: no Foundation, no libpcap.
         .target(name: "WireFormat"),
-        // The only module that touches libpcap.
-        .target(name: "PcapCapture", dependencies: ["CLibpcap", "WireFormat"]),
+        // The only module that touches libpcap and the decompression libraries.
+        .target(name: "PcapCapture", dependencies: ["CLibpcap", "CZlib", "CZstd", "CLZ4", "WireFormat"]),
         // The Cast domain: TXT meaning, device/client tracking, latency. Pure, no I/O.
         .target(name: "CastDiscovery", dependencies: ["WireFormat"]),
         // Running it: capture sources, the analysis run, live capture, extraction. Prints nothing.
