@@ -1,11 +1,14 @@
 /// A small streaming JSON writer that keeps key order (the output is a documented contract,
 /// and a stable order keeps golden files and diffs readable).
 public struct JSONWriter {
-    /// The JSON text written so far, as UTF-8 (appending bytes is several times cheaper than
-    /// appending to a `String`, which shows on reports of a few megabytes).
-    public private(set) var bytes: [UInt8] = []
+    /// The JSON text written so far, as UTF-8 (bytes are several times cheaper to append than
+    /// a `String`, which shows on reports of a few megabytes).
+    public var bytes: [UInt8] { buffer.array }
     /// The JSON text written so far.
     public var output: String { String(decoding: bytes, as: UTF8.self) }
+    /// The bytes, in memory of its own: an `Array`'s `append(contentsOf:)` cost about 100
+    /// instructions a call, a third of a pretty report's writing (indentation, keys, strings).
+    private var buffer = JSONBytes()
     private var first: [Bool] = [true]
     private var afterKey = false
     /// Indented output: two spaces per level, one member or element per line, `": "` after
@@ -15,20 +18,22 @@ public struct JSONWriter {
     /// A writer of compact JSON, or of indented JSON when `pretty`.
     public init(pretty: Bool = false) { self.pretty = pretty }
 
-    private mutating func newline(_ depth: Int) {
-        bytes.append(0x0A)
-        let width = depth * 2
-        if width <= Self.spaces.count {
-            bytes.append(contentsOf: Self.spaces[..<width])
-        } else {
-            bytes.append(contentsOf: repeatElement(0x20, count: width))
+    /// The buffer, copied first if another writer shares it (a writer is a value).
+    private var out: JSONBytes {
+        mutating get {
+            if !isKnownUniquelyReferenced(&buffer) { buffer = buffer.copy() }
+            return buffer
         }
     }
 
-    private static let spaces = [UInt8](repeating: 0x20, count: 64)
+    private mutating func newline(_ depth: Int) {
+        let b = out
+        b.append(0x0A)
+        b.append(0x20, count: depth * 2)
+    }
 
     /// Ends the text with a newline (after the top-level value).
-    public mutating func appendNewline() { bytes.append(0x0A) }
+    public mutating func appendNewline() { out.append(0x0A) }
 
     private mutating func beginValue() {
         if afterKey {
@@ -37,7 +42,7 @@ public struct JSONWriter {
         }
         let depth = first.count - 1
         if !first[depth] {
-            bytes.append(0x2C)
+            out.append(0x2C)
             if pretty { newline(depth) }
         } else if pretty, depth > 0 {
             newline(depth)
@@ -47,23 +52,23 @@ public struct JSONWriter {
 
     private mutating func key(_ k: String) {
         beginValue()
-        Self.appendString(k, to: &bytes)
-        bytes.append(0x3A)
-        if pretty { bytes.append(0x20) }
+        Self.appendString(k, to: out)
+        out.append(0x3A)
+        if pretty { out.append(0x20) }
         afterKey = true
     }
 
     private mutating func end(_ close: UInt8) {
         let empty = first.removeLast()
         if pretty, !empty { newline(first.count - 1) }
-        bytes.append(close)
+        out.append(close)
     }
 
     /// Starts an object: a value in an array, or the value of `key` in an object.
     public mutating func beginObject(_ key: String? = nil) {
         if let key { self.key(key) }
         beginValue()
-        bytes.append(0x7B)
+        out.append(0x7B)
         first.append(true)
     }
 
@@ -74,7 +79,7 @@ public struct JSONWriter {
     public mutating func beginArray(_ key: String? = nil) {
         if let key { self.key(key) }
         beginValue()
-        bytes.append(0x5B)
+        out.append(0x5B)
         first.append(true)
     }
 
@@ -85,22 +90,19 @@ public struct JSONWriter {
     public mutating func string(_ value: String?, _ key: String? = nil) {
         if let key { self.key(key) }
         beginValue()
-        if let value { Self.appendString(value, to: &bytes) } else { bytes += Self.null }
+        if let value { Self.appendString(value, to: out) } else { out.append(Self.null) }
     }
 
     /// Writes an integer (or `null`).
     public mutating func int<I: BinaryInteger>(_ value: I?, _ key: String? = nil) {
         if let key { self.key(key) }
         beginValue()
-        guard let value else {
-            bytes += Self.null
-            return
-        }
+        guard let value else { return out.append(Self.null) }
         if let small = Int64(exactly: value) {
             // Digits written directly (most numbers in a report are counts and frame numbers).
-            TimeFormat.appendDecimal(small, to: &bytes)
+            out.appendDecimal(small)
         } else {
-            bytes += String(value).utf8
+            out.append(Array(String(value).utf8))
         }
     }
 
@@ -108,31 +110,41 @@ public struct JSONWriter {
     public mutating func bool(_ value: Bool?, _ key: String? = nil) {
         if let key { self.key(key) }
         beginValue()
-        if let value { bytes += (value ? "true" : "false").utf8 } else { bytes += Self.null }
+        if let value { out.append(value ? Self.true : Self.false) } else { out.append(Self.null) }
     }
 
     /// Writes a number already formatted as JSON (fixed decimals, say).
     public mutating func rawNumber(_ text: String, _ key: String? = nil) {
         if let key { self.key(key) }
         beginValue()
-        bytes += text.utf8
+        var text = text
+        text.withUTF8 { out.append(UnsafeRawBufferPointer($0)) }
     }
 
     private static let null: [UInt8] = Array("null".utf8)
+    private static let `true`: [UInt8] = Array("true".utf8)
+    private static let `false`: [UInt8] = Array("false".utf8)
 
     /// Appends `s` as a JSON string literal to UTF-8 bytes (see ``appendString(_:to:)-(_,String)``).
     public static func appendString(_ s: String, to out: inout [UInt8]) {
+        let b = JSONBytes()
+        appendString(s, to: b)
+        out += b.array
+    }
+
+    /// Appends `s` as a JSON string literal to the writer's bytes.
+    private static func appendString(_ s: String, to out: JSONBytes) {
         var s = s
         s.withUTF8 { utf8 in
             // Fast path: printable ASCII without quotes or backslashes is copied as is.
             for b in utf8 where b < 0x20 || b >= 0x7F || b == 0x22 || b == 0x5C {
                 var text = ""
                 appendString(String(decoding: utf8, as: UTF8.self), to: &text)
-                out += text.utf8
+                text.withUTF8 { out.append(UnsafeRawBufferPointer($0)) }
                 return
             }
             out.append(0x22)
-            out.append(contentsOf: utf8)
+            out.append(UnsafeRawBufferPointer(utf8))
             out.append(0x22)
         }
     }
