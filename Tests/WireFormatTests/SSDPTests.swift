@@ -22,6 +22,19 @@ struct SSDPTests {
         #expect(m.userAgent == "Google Chrome/99.0 Mac OS X")
     }
 
+    @Test(
+        "DIAL is recognised in any ASCII case, anywhere in ST, NT or USN, and nowhere else",
+        arguments: [
+            ("urn:dial-multiscreen-org:service:dial:1", true), ("URN:DIAL-MULTISCREEN-ORG:SERVICE:DIAL:1", true),
+            ("dial-multiscreen-org", true), ("x-Dial-Multiscreen-Org", true), ("dial-multiscreen-or", false),
+            ("urn:schemas-upnp-org:device:MediaRenderer:1", false), ("", false),
+            ("dial-multiscreen-ørg", false),
+        ])
+    func dialInAnyCase(value: String, expected: Bool) {
+        #expect(SSDPMessage.mentionsDIAL(value) == expected)
+        #expect(!SSDPMessage.mentionsDIAL(nil))
+    }
+
     @Test("a Chromecast's answer, header names in any case, bare LF tolerated")
     func response() throws {
         let m = try Self.decode(
