@@ -11,7 +11,7 @@ DEMO_CAPTURE := captures/multi-device.pcap
 BUILD_PACKAGES := libpcap-dev zlib1g-dev libzstd-dev liblz4-dev
 # zsh and fish check that their completion scripts parse, man-db and groff-base render the man
 # page (Tests/cli/completion.sh); zstd and lz4 (and gzip, always there) compress captures for
-# the decompression tests.
+# the decompression tests and the capture variants of Tests/differential/variants.py.
 TEST_PACKAGES := $(BUILD_PACKAGES) tshark python3 python3-jsonschema chromium avahi-daemon iproute2 util-linux bsdutils time \
 	zsh fish man-db groff-base zstd lz4
 
@@ -62,8 +62,13 @@ golden: build
 golden-update: build
 	Tests/golden/run.sh --update
 
+# tshark_diff.py: every capture as it is; variants.py: the same captures rewritten in every
+# format issue 14 reads (pcapng, both byte orders, if_tsresol/if_tsoffset, SPB/PB, sections,
+# mixed link types, gzip/zstd/lz4), decoded as tshark decodes them and analysed alike.
 differential: build
 	python3 Tests/differential/tshark_diff.py
+	python3 Tests/differential/variants.py --self-test
+	python3 Tests/differential/variants.py
 
 hostile: build
 	Tests/hostile/run.sh
@@ -90,6 +95,8 @@ test: test-deps build lint
 	/usr/bin/python3 Tests/schema/validate.py --self-test
 	/usr/bin/python3 Tests/schema/validate.py
 	python3 Tests/differential/tshark_diff.py
+	python3 Tests/differential/variants.py --self-test
+	python3 Tests/differential/variants.py
 	scripts/fuzz smoke 30
 
 clean:

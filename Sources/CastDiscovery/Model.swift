@@ -6,75 +6,21 @@ public struct FrameRef: Hashable, Sendable, Comparable {
     public var capture: Int
     /// Wireshark frame number within that capture.
     public var frame: Int
+    /// The capture interface (``CaptureInfo/interfaces``) the frame was captured on: 0 for a
+    /// capture with one interface. Not part of equality: a frame has one interface.
+    public var interface: Int
 
-    public init(capture: Int, frame: Int) {
+    public init(capture: Int, frame: Int, interface: Int = 0) {
         self.capture = capture
         self.frame = frame
+        self.interface = interface
     }
 
     public static func < (a: FrameRef, b: FrameRef) -> Bool { (a.capture, a.frame) < (b.capture, b.frame) }
-}
-
-/// One capture file's facts, filled in by whoever read it.
-public struct CaptureInfo: Hashable, Sendable {
-    /// The file as given on the command line.
-    public var file: String
-    /// libpcap's link-type name (`EN10MB`, `LINUX_SLL2`, `RAW`, `PKTAP`…).
-    public var linkType: String
-    /// Frames in the file.
-    public var packets: Int
-    /// Discovery packets (mDNS + SSDP).
-    public var discoveryPackets: Int
-    /// Discovery packets that could not be fully decoded.
-    public var malformedPackets: Int
-    /// mDNS packets (any service, not only Cast).
-    public var mdnsPackets = 0
-    /// SSDP packets.
-    public var ssdpPackets = 0
-    /// 802.11 data frames, and those of them that are encrypted (Wi-Fi captures only).
-    public var wifiDataFrames = 0
-    public var protectedWiFiFrames = 0
-    /// Frames whose link or IP header could not be decoded (so it is unknown whether they were
-    /// discovery traffic): a lying PKTAP length, an IPv4 header longer than the frame, say.
-    public var undecodableFrames = 0
-    /// Whether the file ends in the middle of a record.
-    public var truncated: Bool
-    /// Fragmented datagrams abandoned to stay within the reassembly limits.
-    public var fragmentsDropped = 0
-    /// First and last frame times (`nil` for an empty file).
-    public var start: Timestamp?
-    public var end: Timestamp?
-
-    public init(
-        file: String, linkType: String, packets: Int = 0, discoveryPackets: Int = 0, malformedPackets: Int = 0,
-        truncated: Bool = false, start: Timestamp? = nil, end: Timestamp? = nil
-    ) {
-        self.file = file
-        self.linkType = linkType
-        self.packets = packets
-        self.discoveryPackets = discoveryPackets
-        self.malformedPackets = malformedPackets
-        self.truncated = truncated
-        self.start = start
-        self.end = end
-    }
-}
-
-extension CaptureInfo {
-    /// A capture's facts from its decoder's counters (files and live capture alike).
-    public init(
-        file: String, linkType: String, packets: Int, statistics s: DecodeStatistics, truncated: Bool = false,
-        start: Timestamp?, end: Timestamp?
-    ) {
-        self.init(
-            file: file, linkType: linkType, packets: packets, discoveryPackets: s.discoveryPackets,
-            malformedPackets: s.malformedPackets, truncated: truncated, start: start, end: end)
-        mdnsPackets = s.mdnsPackets
-        ssdpPackets = s.ssdpPackets
-        wifiDataFrames = s.wifiDataFrames
-        protectedWiFiFrames = s.protectedWiFiFrames
-        undecodableFrames = s.undecodableFrames
-        fragmentsDropped = s.reassembly.evicted
+    public static func == (a: FrameRef, b: FrameRef) -> Bool { a.capture == b.capture && a.frame == b.frame }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(capture)
+        hasher.combine(frame)
     }
 }
 

@@ -1,6 +1,8 @@
-// PcapCapture: capture files (pcap, pcapng) and live interfaces, the BPF filters, writing pcaps
-// and dropping privileges. The only module that uses libpcap; everything above it sees records
-// (a header and borrowed bytes), never a pcap handle.
+// PcapCapture: capture files (pcap, pcapng, compressed or not) and live interfaces, the BPF
+// filters, writing pcaps and dropping privileges. Files are read here, in place in one reused
+// buffer (RecordBuffer, PcapFormat, PcapngFormat); libpcap is used for live capture, for
+// compiling BPF and for writing. Everything above it sees records (a header and borrowed
+// bytes), never a pcap handle.
 
 import CLibpcap
 import WireFormat
@@ -35,34 +37,41 @@ public struct RecordHeader: Hashable, Sendable {
 public enum ReadEnd: Hashable, Sendable {
     /// The file ended cleanly.
     case endOfFile
-    /// The file was cut in the middle of a record (typical of a killed capture); everything
-    /// before the cut was read. Carries libpcap's message.
+    /// The file was cut in the middle of a record or block (typical of a killed capture);
+    /// everything before the cut was read. The message names the frame and byte offset.
     case truncated(String)
-    /// libpcap reported another error part-way; everything before it was read.
+    /// The file is unreadable from some point on (a damaged block, a record longer than the
+    /// snapshot length, a read error); everything before it was read.
     case error(String)
 }
 
-/// An open capture file (pcap or pcapng), read through libpcap with nanosecond timestamps.
+/// An open capture file: classic pcap or pcapng, possibly gzip-, zstd- or lz4-compressed, read
+/// with nanosecond timestamps.
 ///
-/// Packet bytes handed to ``forEachRecord(_:)`` are borrowed from libpcap's buffer and valid
-/// only during the callback: decode them in place and copy only what must outlive it.
+/// Packet bytes handed to ``forEachRecord(_:)`` lie in the reader's buffer and are valid only
+/// during the callback: decode them in place and copy only what must outlive it.
 public final class CaptureFile {
     /// The path as given (`-` is standard input).
     public let path: String
-    /// The capture's link type.
+    /// The first interface's link type (Ethernet for a pcapng file that describes none before
+    /// its first packet).
     public let linkType: LinkType
     /// libpcap's name for the link type (`EN10MB`, `LINUX_SLL2`, `PKTAP`…).
     public let linkTypeName: String
     /// libpcap's description of the link type (`Ethernet`, `Linux cooked v2`…).
     public let linkTypeDescription: String
-    /// The snapshot length recorded in the file.
+    /// The first interface's snapshot length (0: none recorded).
     public let snapLength: Int
     /// The file format, from its magic number.
     public let format: Format
     /// `format == .pcap`, kept as a flag for the per-record path.
     let isClassicPcap: Bool
-    /// Whether the file stores nanosecond (rather than microsecond) timestamps.
+    /// Whether the file stores nanosecond (rather than microsecond) timestamps (classic pcap).
     public let nanosecondFile: Bool
+    /// How the file is compressed (`nil`: not compressed).
+    public let compression: Compression?
+    /// The file's size in bytes (`nil` for standard input).
+    public let fileSize: Int64?
 
     /// Capture file formats.
     public enum Format: String, Hashable, Sendable {
@@ -71,49 +80,30 @@ public final class CaptureFile {
 
     /// Every interface seen so far, by ``FileInterface/index``: classic pcap has one; a
     /// pcapng file may describe more interfaces, with other link types, further on.
-    public var interfaces: [FileInterface] {
-        [
-            FileInterface(
-                index: 0, linkType: linkType, linkTypeName: linkTypeName, linkTypeDescription: linkTypeDescription,
-                snapLength: snapLength)
-        ]
-    }
-    /// How the file is compressed (`nil`: not compressed).
-    public var compression: Compression? { nil }
+    public var interfaces: [FileInterface] { state.pointee.interfaces }
     /// Where reading stopped on a damaged or cut-off file, once it has (`nil` otherwise).
-    public var fault: ReadFault? { nil }
+    public var fault: ReadFault? { state.pointee.fault }
     /// Section and packet comments read so far (at most ``maximumComments``).
-    public var comments: [CaptureComment] { [] }
+    public var comments: [CaptureComment] { state.pointee.comments }
     /// The most comments kept (a file could hold millions).
     public static let maximumComments = 1000
-
-    /// Installs the lossless discovery prefilter (``DiscoveryPrefilter``) for every interface.
-    public func setDiscoveryPrefilter() throws(PcapError) {
-        if let expression = DiscoveryFilter.expression(for: linkType) { try setFilter(expression) }
-    }
 
     /// The timestamp of the first record (filtered or not), once reading has started.
     public var firstTimestamp: Timestamp? { state.pointee.firstTimestamp }
     /// The timestamp of the last record read so far (filtered or not).
     public var lastTimestamp: Timestamp? { state.pointee.lastTimestamp }
+    /// The number of records read so far (filtered or not).
+    public var recordsRead: Int { state.pointee.recordsRead }
+    /// Why reading stopped, once it has.
+    public var end: ReadEnd? { state.pointee.end }
+    /// How far into the file reading has got, in bytes of the file (compressed bytes for a
+    /// compressed file), for progress against ``fileSize``.
+    public var bytesRead: Int64? { state.pointee.buffer.source.bytesConsumed }
 
-    private let handle: OpaquePointer
-    /// The stdio buffer of the stream libpcap reads (see ``streamBufferSize``).
-    private let streamBuffer: UnsafeMutablePointer<CChar>
-    /// What changes while reading, behind a pointer: a class's stored properties are checked
-    /// for exclusive access on every use, which cost more than the rest of the per-record work
-    /// (about 120 instructions a record).
-    private struct ReadState {
-        var recordsRead = 0
-        var end: ReadEnd?
-        var firstTimestamp: Timestamp?
-        var lastTimestamp: Timestamp?
-        var filter = bpf_program()
-        var hasFilter = false
-    }
     /// Allocated only once opening has succeeded: a throwing initializer does not run
-    /// `deinit`, so anything allocated before a throw would leak (found by the capture fuzzer).
-    private let state: UnsafeMutablePointer<ReadState>
+    /// `deinit`, so anything allocated before a throw must be freed by hand (found by the
+    /// capture fuzzer).
+    private let state: UnsafeMutablePointer<ReaderState>
 
     /// Opens a capture file.
     /// - Parameter path: a file path, or `-` for standard input.
@@ -121,6 +111,7 @@ public final class CaptureFile {
     public init(path: String) throws(PcapError) {
         self.path = path
         let operation = "open \(path == "-" ? "standard input" : path)"
+        var size: Int64?
         if path != "-" {
             var info = stat()
             if stat(path, &info) != 0 {
@@ -135,99 +126,154 @@ public final class CaptureFile {
             if access(path, R_OK) != 0 {
                 throw PcapError(kind: .unreadable, operation: operation, message: Self.errnoText(errno))
             }
+            size = (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
         }
-        // The stream is opened here rather than by libpcap so that it gets a 1 MiB buffer:
-        // stdio's default (the file system's 4 KiB block) costs one read(2) per 4 KiB, which
-        // on a page-cached multi-gigabyte capture is a large share of the whole run.
-        let stream: UnsafeMutablePointer<FILE>
-        if path == "-" {
-            // A stream of its own over a copy of descriptor 0 (libpcap closes it).
-            guard let f = fdopen(dup(0), "rb") else {
-                throw PcapError(kind: .unreadable, operation: operation, message: Self.errnoText(errno))
-            }
-            stream = f
-        } else {
-            guard let f = fopen(path, "rb") else {
-                let code = errno
-                throw PcapError(
-                    kind: code == ENOENT || code == ENOTDIR ? .noSuchFile : .unreadable, operation: operation,
-                    message: Self.errnoText(code))
-            }
-            stream = f
+        let descriptor = path == "-" ? dup(0) : open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            throw PcapError(
+                kind: code == ENOENT || code == ENOTDIR ? .noSuchFile : .unreadable, operation: operation,
+                message: Self.errnoText(code))
         }
-        // glibc ignores the size when it allocates the buffer itself, so it is ours (freed after
-        // pcap_close in deinit).
-        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Self.streamBufferSize)
-        setvbuf(stream, buffer, _IOFBF, Self.streamBufferSize)
-        var errbuf = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE))
-        guard let h = pcap_fopen_offline_with_tstamp_precision(stream, UInt32(PCAP_TSTAMP_PRECISION_NANO), &errbuf)
-        else {
-            // libpcap leaves the stream open when it fails.
-            fclose(stream)
+        let opened: (source: any ByteSource, compression: Compression?)
+        do throws(ByteSourceError) {
+            opened = try CompressedSource.open(FileDescriptorSource(descriptor: descriptor, closes: true))
+        } catch {
+            throw PcapError(kind: .notACapture, operation: operation, message: error.message)
+        }
+        var buffer = RecordBuffer(source: opened.source)
+        let state: UnsafeMutablePointer<ReaderState>
+        do throws(PcapError) {
+            state = try Self.start(&buffer, operation: operation)
+        } catch {
             buffer.deallocate()
-            let message = Self.text(errbuf)
-            let kind: PcapError.Kind =
-                message.contains("No such file")
-                ? .noSuchFile : message.contains("ermission") ? .unreadable : .notACapture
-            throw PcapError(kind: kind, operation: operation, message: message)
+            throw error
         }
-        handle = h
-        streamBuffer = buffer
-        state = .allocate(capacity: 1)
-        state.initialize(to: ReadState())
-        let dlt = pcap_datalink(h)
-        linkType = LinkType(rawValue: dlt)
-        linkTypeName = pcap_datalink_val_to_name(dlt).map { String(cString: $0) } ?? "DLT\(dlt)"
-        linkTypeDescription = pcap_datalink_val_to_description(dlt).map { String(cString: $0) } ?? "DLT \(dlt)"
-        snapLength = Int(pcap_snapshot(h))
-        // pcap_major_version is 1 for pcapng as libpcap presents it, 2 for pcap.
-        format = pcap_major_version(h) == 2 ? .pcap : .pcapng
-        isClassicPcap = pcap_major_version(h) == 2
-        nanosecondFile = Self.nanosecondMagic(path)
-        var info = stat()
-        fileSize = path != "-" && stat(path, &info) == 0 ? Int64(info.st_size) : nil
+        self.state = state
+        let first = state.pointee.interfaces.first
+        linkType = first?.linkType ?? .ethernet
+        linkTypeName = first?.linkTypeName ?? FileLinkType.name(.ethernet)
+        linkTypeDescription = first?.linkTypeDescription ?? FileLinkType.description(.ethernet)
+        snapLength = first?.snapLength ?? 0
+        format = state.pointee.format
+        isClassicPcap = format == .pcap
+        nanosecondFile = isClassicPcap && state.pointee.pcapFractionScale == 1
+        compression = opened.compression
+        fileSize = path == "-" ? nil : size
     }
 
-    /// The stdio buffer of the stream libpcap reads from.
-    static let streamBufferSize = 1 << 20
-
-    /// The file's size in bytes (`nil` for standard input).
-    public let fileSize: Int64?
-
-    /// How far into the file libpcap has read, in bytes (`nil` when it cannot tell).
-    public var bytesRead: Int64? {
-        guard let f = pcap_file(handle) else { return nil }
-        let position = ftello(f)
-        return position >= 0 ? Int64(position) : nil
+    /// Reads the file header (classic pcap) or the blocks up to the first interface (pcapng).
+    private static func start(_ buffer: inout RecordBuffer, operation: String) throws(PcapError)
+        -> UnsafeMutablePointer<ReaderState>
+    {
+        func notACapture(_ message: String) -> PcapError {
+            PcapError(kind: .notACapture, operation: operation, message: message)
+        }
+        let fill = buffer.require(24)
+        if case .failed(let error) = fill { throw notACapture(error.message) }
+        guard buffer.available > 0 else { throw notACapture("is empty (0 bytes): not a capture file") }
+        let prefix = Array(UnsafeRawBufferPointer(start: buffer.current, count: min(buffer.available, 512)))
+        let first4 = prefix.count >= 4 ? prefix[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } : 0
+        let format: Format
+        if PcapHeader.isMagic(first4) {
+            format = .pcap
+        } else if first4 == PcapngBlock.sectionHeader {
+            format = .pcapng
+        } else {
+            throw notACapture(
+                "is not a pcap or pcapng capture: its first bytes look like \(FileKind.describe(prefix))")
+        }
+        let state = UnsafeMutablePointer<ReaderState>.allocate(capacity: 1)
+        state.initialize(to: ReaderState(buffer: buffer, format: format))
+        func discard() {
+            buffer = state.pointee.buffer
+            state.deinitialize(count: 1)
+            state.deallocate()
+        }
+        if format == .pcap {
+            guard buffer.available >= 24 else {
+                discard()
+                throw notACapture(
+                    "is cut off inside its pcap file header (\(buffer.available) of 24 bytes): not a readable capture")
+            }
+            state.pointee.startPcap(PcapHeader(buffer.current))
+            state.pointee.buffer.start = 24
+            return state
+        }
+        state.pointee.priming = true
+        _ = state.pointee.nextPcapngPacket()
+        state.pointee.priming = false
+        if state.pointee.sections == 0 {
+            let reason = state.pointee.fault?.message ?? "no section header block"
+            discard()
+            throw notACapture("is not a readable pcapng capture: \(reason)")
+        }
+        return state
     }
 
     deinit {
-        if state.pointee.hasFilter { pcap_freecode(&state.pointee.filter) }
+        state.pointee.buffer.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
-        pcap_close(handle)
-        streamBuffer.deallocate()
     }
 
-    /// Compiles a BPF expression that ``forEachRecord(_:)`` then applies in libpcap
-    /// (`pcap_offline_filter`) before handing a record over. Records the filter rejects are
-    /// still counted, so frame numbers stay Wireshark's.
+    // MARK: Filters
+
+    /// Compiles a BPF expression that reading then applies (`pcap_offline_filter`) before
+    /// handing a record over, compiled for each interface's link type as interfaces appear.
+    /// Records the filter rejects are still counted, so frame numbers stay Wireshark's.
+    /// - Throws: ``PcapError`` of kind `badFilter` when it does not compile for an interface
+    ///   already known (an interface described later whose link type it does not compile for
+    ///   has all its records rejected).
     public func setFilter(_ expression: String) throws(PcapError) {
-        var program = bpf_program()
-        guard pcap_compile(handle, &program, expression, 1, PCAP_NETMASK_UNKNOWN) == 0 else {
-            throw PcapError(
-                kind: .badFilter, operation: "compile filter '\(expression)'",
-                message: String(cString: pcap_geterr(handle)))
+        let filters = RecordFilters(expression: expression)
+        var slots: [Int] = []
+        let known = state.pointee.interfaces
+        for interface in known {
+            slots.append(try filters.requireSlot(for: interface.linkType, snapLength: interface.snapLength))
         }
-        if state.pointee.hasFilter { pcap_freecode(&state.pointee.filter) }
-        state.pointee.filter = program
-        state.pointee.hasFilter = true
+        if known.isEmpty {
+            // Nothing described yet: check the expression against the default link type.
+            _ = try filters.requireSlot(for: linkType, snapLength: snapLength)
+        }
+        for (i, slot) in slots.enumerated() { state.pointee.readers[i].filterSlot = slot }
+        state.pointee.filters = filters
     }
 
-    /// The number of records read so far (filtered or not).
-    public var recordsRead: Int { state.pointee.recordsRead }
-    /// Why reading stopped, once it has.
-    public var end: ReadEnd? { state.pointee.end }
+    /// Installs the lossless discovery prefilter (``DiscoveryPrefilter``) for every interface:
+    /// records it rejects are counted (frame numbers, timestamps) but not handed over.
+    public func setDiscoveryPrefilter() throws(PcapError) {
+        state.pointee.prefilter = true
+    }
+
+    /// Reads no more than this many records (`-c N`, counted over every record, filtered or
+    /// not); `nil` for no limit. Reaching it ends reading without an ``end``.
+    public var recordLimit: Int? {
+        get { state.pointee.recordLimit == .max ? nil : state.pointee.recordLimit }
+        set { state.pointee.recordLimit = newValue ?? .max }
+    }
+
+    // MARK: Reading
+
+    /// The next record that passes the filters, or `nil` at the end (see ``end``).
+    @inline(__always)
+    private func nextPassing() -> (frame: Int, packet: Packet)? {
+        let state = self.state
+        while true {
+            if state.pointee.recordsRead >= state.pointee.recordLimit { return nil }
+            let found = isClassicPcap ? state.pointee.nextPcapPacket() : state.pointee.nextPcapngPacket()
+            guard let packet = found else { return nil }
+            state.pointee.count(packet)
+            if state.pointee.prefilter, !DiscoveryPrefilter.keeps(packet.linkType, packet.bytes) { continue }
+            if let filters = state.pointee.filters,
+                !filters.matches(
+                    state.pointee.readers[packet.header.interface].filterSlot, packet.header, packet.bytes)
+            {
+                continue
+            }
+            return (state.pointee.recordsRead, packet)
+        }
+    }
 
     /// What ``nextRecord(_:)`` found.
     public enum Next<T> {
@@ -246,39 +292,9 @@ public final class CaptureFile {
     public func nextRecord<T>(
         _ body: (_ frame: Int, _ header: RecordHeader, _ bytes: UnsafeRawBufferPointer) throws -> T
     ) rethrows -> Next<T> {
-        let state = self.state
         if let end = state.pointee.end { return .end(end) }
-        var header: UnsafeMutablePointer<pcap_pkthdr>?
-        var data: UnsafePointer<UInt8>?
-        while true {
-            let status = pcap_next_ex(handle, &header, &data)
-            switch status {
-            case 1:
-                guard let header, let data else { continue }
-                state.pointee.recordsRead += 1
-                let h = header.pointee
-                // pcap stores seconds as an unsigned 32-bit number that libpcap sign-extends;
-                // read it back as unsigned so records after 2038 are not dated 1901.
-                let seconds = isClassicPcap ? Int64(UInt32(truncatingIfNeeded: h.ts.tv_sec)) : Int64(h.ts.tv_sec)
-                let timestamp = Timestamp(seconds: seconds, nanoseconds: Int64(h.ts.tv_usec))
-                if state.pointee.firstTimestamp == nil { state.pointee.firstTimestamp = timestamp }
-                state.pointee.lastTimestamp = timestamp
-                if state.pointee.hasFilter, pcap_offline_filter(&state.pointee.filter, header, data) == 0 { continue }
-                let record = RecordHeader(
-                    timestamp: timestamp, capturedLength: Int(h.caplen), originalLength: Int(h.len))
-                return .record(
-                    try body(
-                        state.pointee.recordsRead, record, UnsafeRawBufferPointer(start: data, count: Int(h.caplen))))
-            case PCAP_ERROR_BREAK:
-                state.pointee.end = .endOfFile
-                return .end(.endOfFile)
-            default:
-                let message = String(cString: pcap_geterr(handle))
-                let e: ReadEnd = message.contains("truncated") ? .truncated(message) : .error(message)
-                state.pointee.end = e
-                return .end(e)
-            }
-        }
+        guard let (frame, packet) = nextPassing() else { return .end(state.pointee.end ?? .endOfFile) }
+        return .record(try body(frame, packet.header, packet.bytes))
     }
 
     /// Reads the next record that passes the filter and calls `body` with it: ``nextRecord(_:)``
@@ -288,8 +304,10 @@ public final class CaptureFile {
     public func readRecord(
         _ body: (_ frame: Int, _ header: RecordHeader, _ bytes: UnsafeRawBufferPointer) -> Void
     ) -> Bool {
-        if case .record = nextRecord(body) { return true }
-        return false
+        if state.pointee.end != nil { return false }
+        guard let (frame, packet) = nextPassing() else { return false }
+        body(frame, packet.header, packet.bytes)
+        return true
     }
 
     /// Reads every record in order.
@@ -307,7 +325,7 @@ public final class CaptureFile {
         }
     }
 
-    /// libpcap's error buffer as text.
+    /// libpcap's error buffer as text (LiveCapture).
     static func text(_ buffer: [CChar]) -> String {
         buffer.withUnsafeBufferPointer { p in
             String(decoding: UnsafeRawBufferPointer(p).prefix { $0 != 0 }, as: UTF8.self)
@@ -316,74 +334,5 @@ public final class CaptureFile {
 
     static func errnoText(_ code: Int32) -> String {
         String(cString: strerror(code))
-    }
-
-    /// Whether the file starts with the nanosecond pcap magic (a1b23c4d in either order).
-    static func nanosecondMagic(_ path: String) -> Bool {
-        guard path != "-", let f = fopen(path, "rb") else { return false }
-        defer { fclose(f) }
-        var magic: UInt32 = 0
-        guard fread(&magic, 4, 1, f) == 1 else { return false }
-        return magic == 0xA1B2_3C4D || magic == 0x4D3C_B2A1
-    }
-}
-
-/// Writes a pcap file through libpcap (`pcap_dump`), with nanosecond timestamps.
-public final class CaptureWriter {
-    private let dead: OpaquePointer
-    private let dumper: OpaquePointer
-    /// The path being written.
-    public let path: String
-
-    /// Creates (or truncates) a pcap file.
-    /// - Parameters:
-    ///   - path: where to write.
-    ///   - linkType: the link type of the records that will be written.
-    ///   - snapLength: the snapshot length to record in the header.
-    public init(path: String, linkType: LinkType, snapLength: Int = 262_144) throws(PcapError) {
-        self.path = path
-        guard
-            let d = pcap_open_dead_with_tstamp_precision(
-                linkType.rawValue, Int32(snapLength), UInt32(PCAP_TSTAMP_PRECISION_NANO))
-        else {
-            throw PcapError(kind: .writeFailed, operation: "create \(path)", message: "pcap_open_dead failed")
-        }
-        guard let w = pcap_dump_open(d, path) else {
-            let message = String(cString: pcap_geterr(d))
-            pcap_close(d)
-            throw PcapError(kind: .writeFailed, operation: "create \(path)", message: message)
-        }
-        dead = d
-        dumper = w
-    }
-
-    /// Appends one record.
-    public func write(_ bytes: UnsafeRawBufferPointer, timestamp: Timestamp, originalLength: Int? = nil) {
-        var header = pcap_pkthdr()
-        header.ts.tv_sec = Int(timestamp.seconds)
-        header.ts.tv_usec = Int(timestamp.nanoseconds)
-        header.caplen = UInt32(bytes.count)
-        header.len = UInt32(originalLength ?? bytes.count)
-        guard let base = bytes.baseAddress else {
-            var empty: UInt8 = 0
-            pcap_dump(UnsafeMutableRawPointer(dumper).assumingMemoryBound(to: UInt8.self), &header, &empty)
-            return
-        }
-        pcap_dump(
-            UnsafeMutableRawPointer(dumper).assumingMemoryBound(to: UInt8.self), &header,
-            base.assumingMemoryBound(to: UInt8.self))
-    }
-
-    /// Appends one record from an array.
-    public func write(_ bytes: [UInt8], timestamp: Timestamp, originalLength: Int? = nil) {
-        bytes.withUnsafeBytes { write($0, timestamp: timestamp, originalLength: originalLength) }
-    }
-
-    /// Flushes buffered records to the file.
-    public func flush() { pcap_dump_flush(dumper) }
-
-    deinit {
-        pcap_dump_close(dumper)
-        pcap_close(dead)
     }
 }

@@ -11,7 +11,8 @@ import WireFormat
 public struct AnalysisRun {
     /// What to analyse and how.
     public struct Options {
-        /// Capture files; `-` is standard input.
+        /// Capture files; `-` is standard input, a directory stands for the capture files in
+        /// it (``CaptureInputs``).
         public var files: [String] = []
         /// Tracker settings and limits.
         public var analysis = AnalysisOptions()
@@ -47,7 +48,12 @@ public struct AnalysisRun {
         var status = ExitStatus.success
         var runs: [CaptureRun] = []
         var unreadable: [UnreadableCapture] = []
-        for path in o.files {
+        let files: [String]
+        switch CaptureInputs.expand(o.files, notices: notices) {
+        case .success(let paths): files = paths
+        case .failure(let e): return (nil, e.status)
+        }
+        for path in files {
             // The error notice of a file that cannot be opened is also kept for the report.
             var error: String?
             let open = CaptureRun.open(
@@ -85,12 +91,43 @@ public struct AnalysisRun {
 
     /// The facts of a capture once it has been read.
     static func info(_ run: CaptureRun) -> CaptureInfo {
+        let file = run.file
         var truncated = false
-        if case .truncated? = run.file.end { truncated = true }
-        return CaptureInfo(
-            file: run.file.path, linkType: run.file.linkTypeName, packets: run.file.recordsRead,
-            statistics: run.decoder.statistics, truncated: truncated, start: run.file.firstTimestamp,
-            end: run.file.lastTimestamp)
+        if case .truncated? = file.end { truncated = true }
+        let interfaces = file.interfaces
+        var linkTypes: [String] = []
+        for i in interfaces where !linkTypes.contains(i.linkTypeName) { linkTypes.append(i.linkTypeName) }
+        var info = CaptureInfo(
+            file: file.path, linkType: linkTypes.isEmpty ? file.linkTypeName : linkTypes.joined(separator: ", "),
+            packets: file.recordsRead, statistics: run.decoder.statistics, truncated: truncated,
+            start: file.firstTimestamp, end: file.lastTimestamp)
+        info.interfaces = interfaces.map { i in
+            var c = InterfaceInfo(
+                index: i.index, name: i.name, linkType: i.linkTypeName, linkTypeNumber: i.linkType.rawValue,
+                snapLength: i.snapLength)
+            c.droppedByInterface = i.droppedByInterface
+            c.droppedByOS = i.droppedByOS
+            c.framesNotDecoded = run.interfaces.framesNotDecoded[i.index] ?? 0
+            return c
+        }
+        if let fault = file.fault {
+            let stop = CaptureFault(frame: fault.frame, byteOffset: fault.byteOffset, message: fault.problem)
+            switch file.end {
+            case .error?: info.unreadableFrom = stop
+            case .truncated?: info.truncatedAtByte = fault.byteOffset
+            default: break
+            }
+        } else if case .error(let message)? = file.end {
+            // A reader that gives no position still says where, in frames.
+            info.unreadableFrom = CaptureFault(frame: file.recordsRead + 1, byteOffset: nil, message: message)
+        }
+        info.comments = file.comments.prefix(CaptureInfo.maximumComments).map { c in
+            let text =
+                c.text.count > CaptureInfo.maximumCommentLength
+                ? String(c.text.prefix(CaptureInfo.maximumCommentLength - 1)) + "…" : c.text
+            return CaptureFileComment(frame: c.frame, text: text)
+        }
+        return info
     }
 
     /// One timeline: the files' packets interleaved by time.

@@ -11,6 +11,9 @@ public struct CaptureRun {
     public let shownName: String
     public let file: CaptureFile
     public var decoder: DiscoveryDecoder
+    /// The interface whose link type the decoder is set to, and the frames of interfaces it
+    /// cannot decode.
+    public internal(set) var interfaces: InterfaceSelection
     /// Read at most this many records (`-c N`); `nil` for all.
     public let frameLimit: Int?
 
@@ -32,26 +35,37 @@ public struct CaptureRun {
             }
         }
         let shownName = path == "-" ? "standard input" : path
-        guard file.linkType.isSupported else {
+        // Only a file none of whose interfaces castscope decodes is refused; the frames of an
+        // interface with another link type are counted and the rest analysed.
+        let interfaces = file.interfaces
+        let decodable = interfaces.first { $0.linkType.isSupported }
+        if !interfaces.isEmpty, decodable == nil {
+            var types: [String] = []
+            for i in interfaces {
+                let type = "\(i.linkTypeName) (\(i.linkTypeDescription), DLT \(i.linkType.rawValue))"
+                if !types.contains(type) { types.append(type) }
+            }
             notices(
                 .error(
-                    "\(shownName): unsupported link type \(file.linkTypeName) (\(file.linkTypeDescription), "
-                        + "DLT \(file.linkType.rawValue)); castscope decodes Ethernet, Linux cooked (SLL, SLL2), "
-                        + "raw IP, BSD loopback, Apple PKTAP and 802.11/radiotap"))
+                    "\(shownName): unsupported link type \(types.joined(separator: ", ")); castscope "
+                        + "decodes Ethernet, Linux cooked (SLL, SLL2), raw IP, BSD loopback, Apple PKTAP and "
+                        + "802.11/radiotap"))
             return .failure(ExitStatusError(status: .dataError))
         }
-        if prefilter, let expression = DiscoveryFilter.expression(for: file.linkType) {
+        if prefilter {
             do throws(PcapError) {
-                try file.setFilter(expression)
+                try file.setDiscoveryPrefilter()
             } catch {
                 notices(.warning("\(shownName): prefilter not applied: \(error.message)"))
             }
         }
+        let first = file.linkType.isSupported ? file.linkType : decodable?.linkType ?? file.linkType
+        file.recordLimit = frameLimit
         return .success(
             CaptureRun(
                 shownName: shownName, file: file,
-                decoder: DiscoveryDecoder(linkType: file.linkType, reassemblyLimits: reassembly),
-                frameLimit: frameLimit))
+                decoder: DiscoveryDecoder(linkType: first, reassemblyLimits: reassembly),
+                interfaces: InterfaceSelection(file), frameLimit: frameLimit))
     }
 
     /// Whether the `-c N` limit has been reached.
@@ -74,19 +88,26 @@ public struct CaptureRun {
         records: Int, end: ReadEnd, notes: [String]
     ) {
         while let packet = nextPacket() { body(packet) }
-        let end = file.end ?? .endOfFile
-        return (file.recordsRead, end, Self.notes(records: file.recordsRead, end: end, statistics: decoder.statistics))
+        return (file.recordsRead, file.end ?? .endOfFile, finalNotes)
     }
 
     /// The next discovery packet, or `nil` at the end of the file (pull style, for merging).
     /// Every 4096 records the shared `progress` is updated.
     public mutating func nextPacket(progress: ReadProgress? = nil) -> DiscoveryPacket? {
         var decoder = self.decoder
-        defer { self.decoder = decoder }
+        var interfaces = self.interfaces
+        defer {
+            self.decoder = decoder
+            self.interfaces = interfaces
+        }
+        let file = self.file
         while readsOn(progress) {
-            let next = file.nextRecord { frame, header, bytes in
-                decoder.decode(
+            let next = file.nextRecord { frame, header, bytes -> DiscoveryPacket? in
+                guard interfaces.select(header.interface, file, &decoder) else { return nil }
+                var packet = decoder.decode(
                     frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength)
+                if header.interface != 0 { packet?.captureInterface = header.interface }
+                return packet
             }
             switch next {
             case .record(let packet?): return packet
@@ -104,12 +125,29 @@ public struct CaptureRun {
         progress: ReadProgress? = nil, _ body: (DiscoveryPacket, DNSMessageView?) -> Void
     ) {
         var decoder = self.decoder
-        defer { self.decoder = decoder }
+        var interfaces = self.interfaces
+        defer {
+            self.decoder = decoder
+            self.interfaces = interfaces
+        }
+        let file = self.file
         while readsOn(progress) {
             let more = file.readRecord { frame, header, bytes in
-                decoder.decodeInPlace(
-                    frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength, body
-                )
+                guard interfaces.select(header.interface, file, &decoder) else { return }
+                if header.interface == 0 {
+                    decoder.decodeInPlace(
+                        frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength,
+                        body)
+                } else {
+                    // Only frames of a second interface pay for the copy that names it.
+                    decoder.decodeInPlace(
+                        frame: frame, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength
+                    ) { packet, message in
+                        var packet = packet
+                        packet.captureInterface = header.interface
+                        body(packet, message)
+                    }
+                }
             }
             if !more { return }
         }
@@ -117,7 +155,10 @@ public struct CaptureRun {
 
     /// The warnings for the file once it has been read.
     public var finalNotes: [String] {
-        Self.notes(records: file.recordsRead, end: file.end ?? .endOfFile, statistics: decoder.statistics)
+        var notes = Self.notes(
+            records: file.recordsRead, end: file.end ?? .endOfFile, fault: file.fault, statistics: decoder.statistics)
+        notes += interfaces.notes(file.interfaces)
+        return notes
     }
 
     /// Whether reading stopped on an error (not a cut-off end): the file is damaged or uses
@@ -128,16 +169,27 @@ public struct CaptureRun {
     }
 
     /// The warnings a finished file deserves.
-    public static func notes(records: Int, end: ReadEnd, statistics stats: DecodeStatistics) -> [String] {
+    /// - Parameter fault: where the reader stopped, when it knows (frame and byte offset).
+    public static func notes(
+        records: Int, end: ReadEnd, fault: ReadFault? = nil, statistics stats: DecodeStatistics
+    ) -> [String] {
         var notes: [String] = []
+        let before = records == 1 ? "the frame before it was read" : "the \(records) frames before it were read"
         switch end {
         case .endOfFile: break
         case .truncated(let message):
+            let at = fault.map { " at byte \($0.byteOffset)" } ?? ""
             notes.append(
-                "capture ends in the middle of a record after frame \(records) (\(message)); "
-                    + (records == 1 ? "the frame before it was read" : "the \(records) frames before it were read"))
+                "capture ends in the middle of a record after frame \(records)\(at) (\(fault?.problem ?? message)); "
+                    + before)
         case .error(let message):
-            notes.append("reading stopped after frame \(records): \(message)")
+            if let fault {
+                notes.append(
+                    "unreadable from frame \(fault.frame) (byte offset \(fault.byteOffset)): \(fault.problem); "
+                        + before)
+            } else {
+                notes.append("reading stopped after frame \(records): \(message)")
+            }
         }
         if stats.protectedWiFiFrames > 0 {
             notes.append(

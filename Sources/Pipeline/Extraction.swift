@@ -1,10 +1,109 @@
 import PcapCapture
 import WireFormat
 
-/// Extraction: the discovery packets of captures, written to one pcap that can be shared and
-/// that decodes to exactly the same packets (`castscope extract`).
+/// Extraction: the discovery packets of captures, written to one capture file that can be
+/// shared and that decodes to exactly the same packets (`castscope extract`).
+///
+/// The file is a classic pcap (nanosecond timestamps) when every interface of the inputs has
+/// the same link type, as it always was; a pcapng with one interface per input interface when
+/// their link types differ (a classic pcap holds one link type) or when the output's name ends
+/// in `.pcapng`.
 public enum Extraction {
+    /// The file format written.
+    public enum Format: String, Hashable, Sendable {
+        case pcap, pcapng
+    }
+
+    /// What ``write(_:to:)`` wrote.
+    public struct Written: Hashable, Sendable {
+        /// Frames written.
+        public var frames = 0
+        /// Their captured bytes.
+        public var bytes = 0
+        /// The format chosen.
+        public var format = Format.pcap
+        /// The link types of the inputs' interfaces when the format was chosen, by name
+        /// (`EN10MB`), in order of appearance.
+        public var linkTypeNames: [String] = []
+        /// Frames a classic pcap could not hold: their interface, described after the format
+        /// was chosen, has another link type.
+        public var leftOut = 0
+        /// For a classic pcap, the file's expected size (the caller checks it: `pcap_dump`
+        /// reports no write errors); for pcapng the writer checks its own writes.
+        public var expectedSize: Int64?
+    }
+
     /// Writes the sources' kept frames, merged by time, and closes the file.
+    ///
+    /// Each source is read up to its first kept frame before the format is chosen, so the
+    /// interfaces described before it (normally all of them) decide.
+    public static func write(_ sources: [ExtractSource], to output: String) throws(PcapError) -> Written {
+        let heads = sources.map { $0.next() }
+        var started = [Bool](repeating: false, count: sources.count)
+        var written = Written()
+        var interfaces: [(source: Int, interface: FileInterface)] = []
+        for (i, s) in sources.enumerated() {
+            interfaces += s.run.file.interfaces.map { (i, $0) }
+        }
+        for (_, interface) in interfaces where !written.linkTypeNames.contains(interface.linkTypeName) {
+            written.linkTypeNames.append(interface.linkTypeName)
+        }
+        let linkTypes = Set(interfaces.map(\.interface.linkType))
+        let snapLength =
+            sources.flatMap { $0.run.file.interfaces.map(\.snapLength) }.max().flatMap { $0 > 0 ? $0 : nil }
+            ?? 262_144
+        let wantsPcapng = output.lowercased().hasSuffix(".pcapng") || linkTypes.count > 1
+        written.format = wantsPcapng ? .pcapng : .pcap
+        let next: (Int) -> ExtractSource.Held? = { i in
+            if !started[i] {
+                started[i] = true
+                return heads[i]
+            }
+            return sources[i].next()
+        }
+        if wantsPcapng {
+            let writer = try PcapngWriter(path: output, application: "castscope extract")
+            // One interface in the output per (input, interface), described before its first packet.
+            var numbers: [Int: [Int: Int]] = [:]
+            mergeByTime(sources: sources.count, next: next, timestamp: \.header.timestamp) { i, h in
+                let index = h.header.interface
+                let number: Int
+                if let known = numbers[i]?[index] {
+                    number = known
+                } else {
+                    let described = sources[i].run.file.interfaces
+                    let interface = index < described.count ? described[index] : nil
+                    number = writer.addInterface(
+                        linkType: interface?.linkType ?? sources[i].run.file.linkType,
+                        snapLength: interface?.snapLength ?? snapLength, name: interface?.name)
+                    numbers[i, default: [:]][index] = number
+                }
+                writer.write(
+                    h.bytes, interface: number, timestamp: h.header.timestamp, originalLength: h.header.originalLength)
+                written.frames += 1
+                written.bytes += h.bytes.count
+            }
+            try writer.close()
+            return written
+        }
+        let linkType = linkTypes.first ?? sources[0].run.file.linkType
+        let writer = try CaptureWriter(path: output, linkType: linkType, snapLength: snapLength)
+        mergeByTime(sources: sources.count, next: next, timestamp: \.header.timestamp) { i, h in
+            guard h.header.interface == 0 || sources[i].linkType(of: h.header.interface) == linkType else {
+                written.leftOut += 1
+                return
+            }
+            writer.write(h.bytes, timestamp: h.header.timestamp, originalLength: h.header.originalLength)
+            written.frames += 1
+            written.bytes += h.bytes.count
+        }
+        writer.flush()
+        written.expectedSize = Int64(24 + written.bytes + 16 * written.frames)
+        return written
+    }
+
+    /// Writes the sources' kept frames, merged by time, to a classic pcap of `linkType`, and
+    /// closes the file.
     /// - Returns: frames written and their captured bytes.
     public static func write(
         _ sources: [ExtractSource], to output: String, linkType: LinkType, snapLength: Int
@@ -81,6 +180,15 @@ public final class ExtractSource {
         decoder = run.decoder
     }
 
+    /// The interface whose link type `decoder` has.
+    var decoderInterface = 0
+
+    /// The link type of one of the file's interfaces (the file's own for one not described).
+    func linkType(of interface: Int) -> LinkType {
+        let interfaces = run.file.interfaces
+        return interface < interfaces.count ? interfaces[interface].linkType : run.file.linkType
+    }
+
     /// Warnings once the file has been read.
     public var notes: [String] {
         var notes = CaptureRun.notes(
@@ -154,6 +262,11 @@ public final class ExtractSource {
     }
 
     func process(frame: Int, header: RecordHeader, bytes: UnsafeRawBufferPointer) {
+        if header.interface != decoderInterface {
+            // Each interface's frames are decoded with its own link layer.
+            decoder.linkType = linkType(of: header.interface)
+            decoderInterface = header.interface
+        }
         let now = header.timestamp
         sweep(now: now)
         if let packet = decoder.decode(

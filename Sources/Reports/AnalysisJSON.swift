@@ -51,6 +51,7 @@ public enum AnalysisJSON {
             w.bool(c.truncated, "truncated")
             w.string(c.start.map(TimeFormat.rfc3339Micro), "start")
             w.string(c.end.map(TimeFormat.rfc3339Micro), "end")
+            captureFileFields(c, &w)
             w.endObject()
         }
         w.endArray()
@@ -336,6 +337,7 @@ public enum AnalysisJSON {
         w.beginObject(key)
         w.int(f.capture, "capture")
         w.int(f.frame, "frame")
+        if f.interface != 0 { w.int(f.interface, "interface") }
         w.endObject()
     }
 

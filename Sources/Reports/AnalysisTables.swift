@@ -150,7 +150,7 @@ enum AnalysisTables {
 
     static func captureLine(_ c: CaptureInfo) -> String {
         var s =
-            "\(c.linkType), " + Wording.count(c.packets, "frame") + ", "
+            "\(CaptureFileText.linkTypes(c)), " + Wording.count(c.packets, "frame") + ", "
             + Wording.count(c.discoveryPackets, "discovery packet") + ", \(c.malformedPackets) malformed"
         if let start = c.start, let end = c.end {
             s +=
@@ -158,7 +158,8 @@ enum AnalysisTables {
                 + Wording.duration(milliseconds: Double(end.nanoseconds(since: start)) / 1e6)
         }
         if c.undecodableFrames > 0 { s += ", \(c.undecodableFrames) with undecodable headers" }
-        if c.truncated { s += ", cut off mid-record" }
+        if c.truncated { s += ", cut off mid-record" + (c.truncatedAtByte.map { " at byte \($0)" } ?? "") }
+        for note in CaptureFileText.notes(c) { s += ", " + note }
         return s
     }
 }

@@ -20,6 +20,9 @@ public enum AnalysisText {
         for c in r.captures {
             out += layout.wrap(["Capture", c.file], first: "", rest: "  ")
             out += layout.paragraph(AnalysisTables.captureLine(c), first: "  ", rest: "    ")
+            if let comment = CaptureFileText.sectionComment(c) {
+                out += layout.paragraph("comment: " + comment, first: "  ", rest: "    ")
+            }
         }
         for u in r.unreadable {
             out += layout.wrap(["Not read", u.file], first: "", rest: "  ")
@@ -114,7 +117,10 @@ public enum AnalysisText {
         var seen: [FrameRef] = []
         for f in frames where !seen.contains(f) { seen.append(f) }
         return seen.map { f in
-            captures.count > 1 && f.capture < captures.count ? "\(captures[f.capture].file)#\(f.frame)" : "#\(f.frame)"
+            let frame =
+                captures.count > 1 && f.capture < captures.count
+                ? "\(captures[f.capture].file)#\(f.frame)" : "#\(f.frame)"
+            return frame + (CaptureFileText.interface(of: f, captures).map { " (\($0))" } ?? "")
         }
     }
 }

@@ -83,8 +83,16 @@ public enum HTMLReport {
             if c.undecodableFrames > 0 {
                 notes.append(Wording.count(c.undecodableFrames, "frame") + " with undecodable headers")
             }
+            if let offset = c.truncatedAtByte { notes.append("cut at byte \(offset)") }
+            for note in CaptureFileText.notes(c) {
+                notes.append(
+                    c.unreadableFrom != nil && note.hasPrefix("unreadable")
+                        ? "<span class=\"bad\">\(e(note))</span>" : e(note))
+            }
+            if let comment = CaptureFileText.sectionComment(c) { notes.append("comment: " + e(comment)) }
             rows.append([
-                String(i + 1), "<span class=\"file\">\(e(c.file))</span>", e(c.linkType), String(c.packets),
+                String(i + 1), "<span class=\"file\">\(e(c.file))</span>", e(CaptureFileText.linkTypes(c)),
+                String(c.packets),
                 "\(c.discoveryPackets) (\(c.mdnsPackets) mDNS, \(c.ssdpPackets) SSDP)", start, duration,
                 notes.isEmpty ? "-" : notes.joined(separator: ", "),
             ])
@@ -131,8 +139,9 @@ public enum HTMLReport {
                 evidence +=
                     "<div class=\"frames\"><span class=\"file\">\(e(ReportEvidence.file(r, g.capture)))</span>: "
                 evidence += Wording.noun(g.frames.count, "frame") + " "
-                evidence += g.frames.map { "#\($0)" }.joined(separator: ", ")
-                evidence += " <code class=\"filter\">\(e(ReportEvidence.wiresharkFilter(g.frames)))</code></div>"
+                evidence += g.frames.map { ReportEvidence.frameName($0, r, escape: e) }.joined(separator: ", ")
+                evidence +=
+                    " <code class=\"filter\">\(e(ReportEvidence.wiresharkFilter(g.frames.map(\.frame))))</code></div>"
             }
             return evidence
         }

@@ -8,16 +8,22 @@ import WireFormat
 enum ReportEvidence {
     /// A finding's frames grouped by capture, in order of first appearance, keeping the
     /// finding's order (the most telling first) within each capture.
-    static func frameGroups(_ frames: [FrameRef]) -> [(capture: Int, frames: [Int])] {
-        var groups: [(capture: Int, frames: [Int])] = []
+    static func frameGroups(_ frames: [FrameRef]) -> [(capture: Int, frames: [FrameRef])] {
+        var groups: [(capture: Int, frames: [FrameRef])] = []
         for f in frames {
             if let i = groups.firstIndex(where: { $0.capture == f.capture }) {
-                groups[i].frames.append(f.frame)
+                groups[i].frames.append(f)
             } else {
-                groups.append((f.capture, [f.frame]))
+                groups.append((f.capture, [f]))
             }
         }
         return groups
+    }
+
+    /// `#12`, or `#12 on eth0` when the frame's capture has several interfaces (the name
+    /// escaped by `escape`).
+    static func frameName(_ f: FrameRef, _ r: AnalysisReport, escape: (String) -> String) -> String {
+        "#\(f.frame)" + (CaptureFileText.interface(of: f, r.captures).map { " on " + escape($0) } ?? "")
     }
 
     static func file(_ r: AnalysisReport, _ capture: Int) -> String {
@@ -100,7 +106,8 @@ public enum ReportMarkdown {
         let groups = ReportEvidence.frameGroups(frames)
         let several = r.captures.count > 1 || groups.count > 1
         return groups.map { g in
-            let frames = g.frames.map { "#\($0)" }.joined(separator: ", ")
+            let frames = g.frames.map { ReportEvidence.frameName($0, r, escape: AnalysisMarkdown.escape) }.joined(
+                separator: ", ")
             return several ? "\(frames) in `\(AnalysisMarkdown.code(ReportEvidence.file(r, g.capture)))`" : frames
         }.joined(separator: "; ")
     }

@@ -9,7 +9,13 @@ public enum PacketJSON {
     ///   - file: the capture's name as given.
     ///   - linkType: libpcap's link-type name.
     ///   - start: the file's first timestamp.
-    public static func render(_ packet: DiscoveryPacket, file: String, linkType: String, start: Timestamp) -> String {
+    /// - Parameters:
+    ///   - linkType: the link type of the packet's interface.
+    ///   - interface: the capture interface's name, for a file with several interfaces (`nil`:
+    ///     the `interface` and `interfaceName` keys are left out).
+    public static func render(
+        _ packet: DiscoveryPacket, file: String, linkType: String, start: Timestamp, interface: String? = nil
+    ) -> String {
         var w = JSONWriter()
         w.beginObject()
         w.string(file, "file")
@@ -18,6 +24,10 @@ public enum PacketJSON {
         w.string(TimeFormat.epoch(packet.timestamp), "epoch")
         w.rawNumber(TimeFormat.relative(packet.timestamp.nanoseconds(since: start), sign: false), "relative")
         w.string(linkType, "linkType")
+        if let interface {
+            w.int(packet.captureInterface, "interface")
+            w.string(interface, "interfaceName")
+        }
         if let m = packet.sourceMAC { w.string(m.description, "srcMAC") }
         if let m = packet.destinationMAC { w.string(m.description, "dstMAC") }
         if !packet.vlanIDs.isEmpty {

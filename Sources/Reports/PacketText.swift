@@ -10,7 +10,9 @@ public enum PacketText {
     /// - Parameters:
     ///   - packet: the packet.
     ///   - start: the file's first timestamp, for the relative time.
-    public static func render(_ packet: DiscoveryPacket, start: Timestamp) -> String {
+    /// - Parameter interface: `eth0 EN10MB`, the capture interface and its link type, for a file
+    ///   with several interfaces (`nil`: not shown).
+    public static func render(_ packet: DiscoveryPacket, start: Timestamp, interface: String? = nil) -> String {
         var out = ""
         let frame = String(packet.frame)
         out += String(repeating: " ", count: Swift.max(0, 5 - frame.count)) + frame
@@ -21,6 +23,7 @@ public enum PacketText {
         out += " > " + endpoint(packet.destination, packet.destinationPort, wellKnown)
         out += " ttl \(packet.ttl)"
         var notes: [String] = []
+        if let interface { notes.append("on " + TerminalText.sanitize(interface)) }
         if !packet.vlanIDs.isEmpty { notes.append("vlan " + packet.vlanIDs.map(String.init).joined(separator: ",")) }
         if let p = packet.pktap {
             var s = "pktap " + TerminalText.sanitize(p.interface)

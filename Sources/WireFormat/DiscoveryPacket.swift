@@ -63,6 +63,9 @@ public struct DiscoveryPacket: Hashable, Sendable {
     /// says: on a multi-homed host, a multicast packet on one interface does not reach a socket
     /// on another.
     public var interfaceIndex: UInt32?
+    /// The capture file's interface it was read from (pcapng interface number, 0 for classic
+    /// pcap): set by whoever reads the file, not by the decoder, which sees one frame's bytes.
+    public var captureInterface = 0
     /// Whether the UDP payload was cut short by the capture's snap length.
     public var truncatedBySnapLength = false
     /// Whether the payload is mDNS (else SSDP), decoded or not.

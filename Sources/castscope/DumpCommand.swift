@@ -28,7 +28,12 @@ enum DumpCommand {
         }
         if let failed = OutputFile.redirectStandardOutput(to: options.output) { return failed }
         var status = ExitStatus.success
-        for path in options.files {
+        let files: [String]
+        switch CaptureInputs.expand(options.files, notices: printNotice) {
+        case .success(let paths): files = paths
+        case .failure(let e): return e.status
+        }
+        for path in files {
             let result = dump(path, options: options)
             if status == .success { status = result }
         }
@@ -46,17 +51,31 @@ enum DumpCommand {
         }
         let file = run.file
         if options.format == .text {
-            out.write(
-                "file \(TerminalText.sanitize(run.shownName)): \(file.linkTypeName) (\(file.linkTypeDescription)), "
-                    + "\(file.format.rawValue)\n")
+            let known = file.interfaces
+            let types =
+                known.count > 1
+                ? "\(known.count) interfaces: "
+                    + known.map { "\($0.index) \(TerminalText.sanitize($0.shownName)) \($0.linkTypeName)" }
+                    .joined(separator: ", ")
+                : "\(file.linkTypeName) (\(file.linkTypeDescription))"
+            out.write("file \(TerminalText.sanitize(run.shownName)): \(types), \(file.format.rawValue)\n")
         }
         let (records, end, notes) = run.forEachPacket { packet in
             let start = file.firstTimestamp ?? packet.timestamp
+            // A file with several interfaces names each packet's, with its link type.
+            let interfaces = file.interfaces
+            let shown = interfaces.count > 1 && packet.captureInterface < interfaces.count
+            let interface = shown ? interfaces[packet.captureInterface] : nil
             switch options.format {
             case .text:
-                out.write(PacketText.render(packet, start: start))
+                out.write(
+                    PacketText.render(
+                        packet, start: start, interface: interface.map { "\($0.shownName) \($0.linkTypeName)" }))
             case .jsonl:
-                out.write(PacketJSON.render(packet, file: path, linkType: file.linkTypeName, start: start))
+                out.write(
+                    PacketJSON.render(
+                        packet, file: path, linkType: interface?.linkTypeName ?? file.linkTypeName, start: start,
+                        interface: interface?.shownName))
                 out.write("\n")
             }
         }

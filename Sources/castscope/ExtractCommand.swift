@@ -33,25 +33,20 @@ enum ExtractCommand {
 
         // Open every input before creating the output, so a bad input leaves nothing behind.
         var sources: [ExtractSource] = []
-        for path in o.files {
+        let files: [String]
+        switch CaptureInputs.expand(o.files, notices: printNotice) {
+        case .success(let paths): files = paths
+        case .failure(let e): return e.status
+        }
+        for path in files {
             switch CaptureRun.open(path, prefilter: o.prefilter, frameLimit: o.frameLimit, notices: printNotice) {
             case .success(let run): sources.append(ExtractSource(run))
             case .failure(let e): return e.status
             }
         }
-        let first = sources[0].run
-        for s in sources.dropFirst() where s.run.file.linkType != first.file.linkType {
-            printError(
-                "extract: \(TerminalText.sanitize(first.shownName)) is \(first.file.linkTypeName) but "
-                    + "\(TerminalText.sanitize(s.run.shownName)) is \(s.run.file.linkTypeName); a pcap has one "
-                    + "link type, so extract them to separate files")
-            return .dataError
-        }
-        let snapLength = sources.map(\.run.file.snapLength).max().flatMap { $0 > 0 ? $0 : nil } ?? 262_144
-
-        let written: (frames: Int, bytes: Int)
+        let written: Extraction.Written
         do throws(PcapError) {
-            written = try Extraction.write(sources, to: output, linkType: first.file.linkType, snapLength: snapLength)
+            written = try Extraction.write(sources, to: output)
         } catch {
             printError(error.description)
             return .cannotCreate
@@ -71,11 +66,19 @@ enum ExtractCommand {
                 "warning: \(lost) IP fragment frames of discovery datagrams were no longer buffered and are "
                     + "missing from \(output); those datagrams will not reassemble from it")
         }
+        if written.leftOut > 0 {
+            printError(
+                "warning: \(written.leftOut) frames were left out of \(TerminalText.sanitize(output)): they come from an interface described "
+                    + "later in the capture with another link type, which a pcap cannot hold; extract to a .pcapng "
+                    + "file to keep them")
+            status = .dataError
+        }
         if output != "-" {
             // pcap_dump reports no write errors: check the file holds every byte.
             var info = stat()
-            let expected = 24 + written.bytes + 16 * written.frames
-            if stat(output, &info) != 0 || ((info.st_mode & S_IFMT) == S_IFREG && Int(info.st_size) != expected) {
+            if let expected = written.expectedSize,
+                stat(output, &info) != 0 || ((info.st_mode & S_IFMT) == S_IFREG && Int64(info.st_size) != expected)
+            {
                 printError("cannot write \(output): the file is incomplete (disk full?)")
                 return .cannotCreate
             }
@@ -84,7 +87,10 @@ enum ExtractCommand {
             var line = "wrote \(TerminalText.sanitize(output)): " + Wording.count(written.frames, "frame")
             line += " (" + Wording.count(packets, "discovery packet")
             if fragments > 0 { line += ", \(fragments) more IP fragment frames" }
-            line += ") from " + Wording.count(sources.count, "file") + ", \(first.file.linkTypeName)\n"
+            line += ") from " + Wording.count(sources.count, "file") + ", "
+            line += written.format == .pcapng ? "pcapng: " + written.linkTypeNames.joined(separator: ", ") : ""
+            line += written.format == .pcap ? written.linkTypeNames.first ?? "" : ""
+            line += "\n"
             Output.standardOutput.write(line)
         }
         return status

@@ -3,7 +3,7 @@ import PcapCapture
 import Testing
 import WireFormat
 
-// Reading and writing captures through libpcap, error kinds, the BPF prefilter.
+// Reading captures (natively) and writing them (through libpcap), error kinds, the BPF prefilter.
 
 // MARK: - Support
 
@@ -564,7 +564,7 @@ struct CaptureFileTests {
     // MARK: pcapng
 
     @Test(
-        "A pcapng file is read through libpcap",
+        "A real pcapng file is read natively",
         .enabled(if: CaptureTestSupport.hasExternal, "../shared/captures/external is absent"))
     func pcapng() throws {
         let path = S.path("../shared/captures/external/packetgen/mdns.pcapng")

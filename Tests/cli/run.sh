@@ -250,16 +250,109 @@ else
 fi
 
 # ---------------------------------------------------------------- pcapng with two link types
-# libpcap stops at the second interface description: what was read is kept, a warning says
-# why, and the exit status is 65 so scripts notice.
+# An Ethernet and a Linux cooked v2 (`tcpdump -i any`) capture merged into one pcapng, as
+# Wireshark writes when it captures on two interfaces: each interface is decoded with its own
+# link layer, and the result is the two captures' devices (issue 14; libpcap stopped at the
+# second interface and the analysis said NO_MDNS_TRAFFIC "wrong interface").
 if command -v mergecap >/dev/null; then
-  mergecap -a -F pcapng -w "$T/mixed.pcapng" captures/healthy-ipv4.pcap captures/any-sll2.pcap
+  mergecap -F pcapng -w "$T/mixed.pcapng" captures/healthy-ipv4.pcap captures/any-sll2.pcap
   run dump "$T/mixed.pcapng"
-  check "pcapng with two link types: exit 65, warning names the link type" \
-    eval 'rc_is 65 && err_has "castscope: warning:" && err_has "276" && out_has "summary:" && no_crash'
+  check "pcapng with two link types: dump decodes both interfaces, all 15 frames, exit 0" \
+    eval 'rc_is 0 && out_has "summary: 15 frames" && out_has "[on interface 0 EN10MB]" && out_has "[on interface 1 LINUX_SLL2]" \
+        && ! err_has "warning" && no_crash'
+  run analyze --format json "$T/mixed.pcapng"
+  cp "$T/out" "$T/mixed.json"
+  "$BIN" analyze --format json captures/healthy-ipv4.pcap captures/any-sll2.pcap >"$T/separate.json" 2>/dev/null
+  check "pcapng with two link types: the devices of both captures, no NO_MDNS_TRAFFIC" \
+    eval 'rc_is 0 && python3 - "$T/mixed.json" "$T/separate.json" <<"PY"
+import json, sys
+mixed, separate = (json.load(open(p)) for p in sys.argv[1:3])
+ids = lambda d: sorted(x["id"] for x in d["devices"])
+codes = [f["code"] for f in mixed["findings"]]
+c = mixed["captures"][0]
+assert ids(mixed) == ids(separate) and ids(mixed), (ids(mixed), ids(separate))
+assert "NO_MDNS_TRAFFIC" not in codes and "CAPTURE_UNREADABLE" not in codes, codes
+assert c["linkType"] == "EN10MB, LINUX_SLL2", c["linkType"]
+assert [i["linkType"] for i in c["interfaces"]] == ["EN10MB", "LINUX_SLL2"], c.get("interfaces")
+PY'
+  run analyze "$T/mixed.pcapng"
+  check "pcapng with two link types: the text names both interfaces and no wrong interface" \
+    eval 'rc_is 0 && out_has "2 interfaces (interface 0 EN10MB, interface 1 LINUX_SLL2)" \
+        && ! out_has "wrong interface"'
 else
   fail "mergecap (wireshark-common) is needed for the mixed link-type check"
 fi
+
+# ---------------------------------------------------------------- unreadable from a frame on
+# healthy-ipv4.pcap as pcapng with a lying block length in its 5th packet block (byte 872):
+# the 4 frames before it are analysed, CAPTURE_UNREADABLE gives the frame and the offset in
+# every format, nothing claims there was no mDNS, and the exit status is 65.
+if command -v editcap >/dev/null; then
+  editcap -F pcapng captures/healthy-ipv4.pcap "$T/healthy.pcapng"
+  Tests/golden/lying-block.py "$T/healthy.pcapng" 5 >"$T/lying.pcapng" 2>/dev/null
+  COLUMNS=400 run analyze "$T/lying.pcapng"
+  check "a pcapng with a lying block length: CAPTURE_UNREADABLE from frame 5 at byte 872, exit 65" \
+    eval 'rc_is 65 && out_has "CAPTURE_UNREADABLE: $T/lying.pcapng is unreadable from frame 5 (byte offset 872)" \
+        && out_has "The 4 frames before it were analysed" && ! out_has "NO_MDNS_TRAFFIC" \
+        && ! out_has "NO_CAST_QUERIES" && err_has "unreadable from frame 5"'
+  run analyze --format json "$T/lying.pcapng"
+  check "a pcapng with a lying block length: the JSON has unreadableFrom and the finding" \
+    eval 'rc_is 65 && python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+u = d[\"captures\"][0][\"unreadableFrom\"]
+assert (u[\"frame\"], u[\"byteOffset\"]) == (5, 872) and u[\"message\"], u
+assert d[\"captures\"][0][\"packets\"] == 4
+assert any(f[\"code\"] == \"CAPTURE_UNREADABLE\" for f in d[\"findings\"])
+" "$T/out"'
+  run report -o "$T/lying.html" "$T/lying.pcapng"
+  check "a pcapng with a lying block length: the HTML report says where" \
+    eval 'rc_is 65 && grep -q "CAPTURE_UNREADABLE" "$T/lying.html" \
+        && grep -q "unreadable from frame 5 (byte offset 872)" "$T/lying.html"'
+  run dump "$T/lying.pcapng"
+  check "a pcapng with a lying block length: dump prints the frames before it, exit 65" \
+    eval 'rc_is 65 && out_has "summary: 4 frames" && err_has "unreadable from frame 5 (byte offset 872)"'
+else
+  fail "editcap (wireshark-common) is needed for the unreadable-capture checks"
+fi
+
+# ---------------------------------------------------------------- directories (rotated files)
+# goodbye.pcap cut every 10 records by editcap -c (what tcpdump -C rotation writes), named as
+# tcpdump -W 3 leaves them after wrapping round: goodbye.pcap0 holds the newest records.
+if command -v editcap >/dev/null; then
+  mkdir -p "$T/rotated" "$T/parts"
+  editcap -c 10 captures/goodbye.pcap "$T/parts/part.pcap"
+  i=1
+  for part in "$T"/parts/part_*; do mv "$part" "$T/rotated/goodbye.pcap$((i % 3))"; i=$((i + 1)); done
+  echo "not a capture" >"$T/rotated/NOTES"
+  run analyze --merge --format json "$T/rotated"
+  cp "$T/out" "$T/rotated.json"
+  "$BIN" analyze --format json captures/goodbye.pcap >"$T/original.json" 2>/dev/null
+  check "analyze --merge DIR: the rotated files in name order, the same devices and findings as the original" \
+    eval 'rc_is 0 && err_has "NOTES: skipped: not a capture file" && python3 - "$T/rotated.json" "$T/original.json" <<"PY"
+import json, sys
+rotated, original = (json.load(open(p)) for p in sys.argv[1:3])
+names = [c["file"].rsplit("/", 1)[1] for c in rotated["captures"]]
+assert names == ["goodbye.pcap0", "goodbye.pcap1", "goodbye.pcap2"], names
+key = lambda d: ([(x["id"], x["friendlyName"]) for x in d["devices"]], [f["code"] for f in d["findings"]],
+                 [round(r["firstAnswerMs"] or -1, 3) for r in d["latency"]])
+assert key(rotated) == key(original), (key(rotated), key(original))
+assert sum(c["packets"] for c in rotated["captures"]) == original["captures"][0]["packets"]
+PY'
+  run analyze --format json "$T/rotated"
+  check "analyze DIR without --merge: each file its own timeline" \
+    eval 'rc_is 0 && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d[\"captures\"]) == 3 and not d[\"merged\"]" "$T/out"'
+  mkdir -p "$T/no-captures"
+  echo "text" >"$T/no-captures/a.txt"
+  run analyze "$T/no-captures"
+  check "a directory without captures exits 66 and says so" \
+    eval 'rc_is 66 && err_has "no capture file in the directory" && out_empty'
+fi
+
+# ---------------------------------------------------------------- empty input
+RUN_STDIN=/dev/null run analyze -
+check "analyze of empty standard input exits 65 with one castscope: line" \
+  eval 'rc_is 65 && one_error_line && out_empty'
 
 # ---------------------------------------------------------------- analyze
 run analyze --session-gap -3 captures/goodbye.pcap

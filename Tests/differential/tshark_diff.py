@@ -1065,16 +1065,18 @@ def display_path(path):
         return str(absolute)
 
 
-def check_capture(path, castscope, tshark, max_diffs, verbose):
+def check_capture(path, castscope, tshark, max_diffs, verbose, tshark_data=None, castscope_data=None):
+    """tshark_data: (run_tshark's result, tshark_fragments' result) when the caller has them
+    (variants.py reads a compressed file's twin once); castscope_data: run_castscope's."""
     shown = display_path(path)
     basename = Path(path).name
     try:
-        ts_packets, tshark_notes = run_tshark(tshark, path)
-        cs_mdns, cs_other, problems = run_castscope(castscope, path)
+        ts_packets, tshark_notes = tshark_data[0] if tshark_data else run_tshark(tshark, path)
+        cs_mdns, cs_other, problems = castscope_data if castscope_data else run_castscope(castscope, path)
     except (RuntimeError, subprocess.TimeoutExpired, OSError, json.JSONDecodeError) as exc:
         print("FAIL %s: %s" % (shown, exc))
         return False
-    fragments = tshark_fragments(tshark, path)
+    fragments = tshark_data[1] if tshark_data else tshark_fragments(tshark, path)
     only_cs = [f for f in cs_mdns if f not in ts_packets]
     ts_protocols = tshark_protocols(tshark, path, only_cs)
     frames, questions, records, diffs, notes = compare_capture_data(

@@ -24,7 +24,7 @@ extension Diagnosis {
     /// error when every capture is empty (there is nothing to analyse), else a warning.
     static func emptyCapture(_ context: DiagnosisContext, capture i: Int) -> Finding? {
         let c = context.report.captures[i]
-        guard c.packets == 0, !c.truncated else { return nil }
+        guard c.packets == 0, !c.truncated, c.unreadableFrom == nil else { return nil }
         let all = context.allCapturesEmpty
         return Finding(
             code: .emptyCapture, severity: all ? .error : .warning,
@@ -45,8 +45,10 @@ extension Diagnosis {
         return Finding(
             code: .truncatedCapture, severity: .info,
             title: "\(c.file) ends in the middle of a packet",
-            detail: "The capture file stops part-way through a record (the capture was killed or the "
-                + "disk filled up). The \(c.packets) complete frames before the cut were analysed.",
+            detail: "The capture file stops part-way through a record"
+                + (c.truncatedAtByte.map { ", the one at byte \($0)" } ?? "")
+                + " (the capture was killed or the disk filled up). The \(c.packets) complete frames before the "
+                + "cut were analysed.",
             advice: "Stop captures with Ctrl-C (tcpdump flushes on SIGINT) and check free space; "
                 + "nothing needs to be done for this analysis.",
             frames: c.packets > 0 ? [FrameRef(capture: i, frame: c.packets)] : [])

@@ -47,7 +47,7 @@ public enum Diagnosis {
     /// stay together.
     static var rules: [DiagnosisRule] {
         [
-            .eachCapture([emptyCapture, encryptedWiFi, truncatedCapture]),
+            .eachCapture([emptyCapture, captureUnreadable, encryptedWiFi, truncatedCapture]),
             .report(malformedPackets),
             .report(noMDNSTraffic),
             .report(noCastQueries),
@@ -66,6 +66,7 @@ public enum Diagnosis {
             .report(responseTTLNot255),
             .report(infoPlistCrossCheck),
             .report(packetsDropped),
+            .report(fileDrops),
         ]
     }
 

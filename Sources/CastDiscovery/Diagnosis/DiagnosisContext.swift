@@ -29,6 +29,9 @@ struct DiagnosisContext {
     let allCapturesEmpty: Bool
     /// Whether `--client` named addresses and none of them searched.
     let noSuchClient: Bool
+    /// Whether some capture is unreadable from a frame on (CAPTURE_UNREADABLE): what was not
+    /// read may hold the traffic whose absence a rule would otherwise report.
+    let someCaptureUnreadable: Bool
 
     /// Each client's queries, in report order.
     let queriesByClient: [IPAddress: [QueryOutcome]]
@@ -65,7 +68,10 @@ struct DiagnosisContext {
         var others: [IPAddress: [DIALInfo]] = [:]
         for o in report.otherDevices { for c in o.answeredClients { others[c, default: []].append(o) } }
         otherDIALAnswers = others
-        allCapturesEmpty = !report.captures.isEmpty && report.captures.allSatisfy { $0.packets == 0 && !$0.truncated }
+        allCapturesEmpty =
+            !report.captures.isEmpty
+            && report.captures.allSatisfy { $0.packets == 0 && !$0.truncated && $0.unreadableFrom == nil }
+        someCaptureUnreadable = report.captures.contains { $0.unreadableFrom != nil }
         let filter = Set(report.clientFilter)
         noSuchClient = !filter.isEmpty && !report.clients.contains { !filter.isDisjoint(with: $0.allAddresses) }
 

@@ -18,6 +18,8 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let encryptedWiFi = FindingCode(rawValue: "ENCRYPTED_WIFI")
     /// The capture file has a header and not one frame.
     public static let emptyCapture = FindingCode(rawValue: "EMPTY_CAPTURE")
+    /// The capture file cannot be read from some frame on (a damaged block).
+    public static let captureUnreadable = FindingCode(rawValue: "CAPTURE_UNREADABLE")
     /// The capture file ends in the middle of a record.
     public static let truncatedCapture = FindingCode(rawValue: "TRUNCATED_CAPTURE")
     /// Discovery packets that could not be decoded.
@@ -99,7 +101,8 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
 
     /// Some discovery state was dropped to keep memory bounded.
     public static let limitReached = FindingCode(rawValue: "LIMIT_REACHED")
-    /// The kernel or the interface dropped packets during a live capture.
+    /// The kernel or the interface dropped packets: during a live capture, or as a capture
+    /// file's interface statistics say.
     public static let packetsDropped = FindingCode(rawValue: "PACKETS_DROPPED")
 
     // MARK: Info.plist
@@ -124,7 +127,7 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         .crossSubnet, .reflectedTraffic, .advertisedAddressUnreachable, .relayedQueriesIgnored, .responseTTLNot255,
         .vlanSeparated, .multicastDecayed, .duplicateName, .addressChanged, .queryStorm, .legacyUnicast,
         .localNameOverDNS, .senderWrongInterface, .dialOnly, .dialUnanswered,
-        .truncatedCapture, .malformedPackets, .limitReached, .packetsDropped, .encryptedWiFi,
+        .captureUnreadable, .truncatedCapture, .malformedPackets, .limitReached, .packetsDropped, .encryptedWiFi,
         .plistMalformed, .plistMissingService, .plistMissingAppID, .plistMissingUsageDescription, .plistNoAppID,
         .plistOK, .emptyCapture, .noSuchClient,
     ]

@@ -3,19 +3,27 @@ extension Diagnosis {
     /// NO_MDNS_TRAFFIC: not one mDNS packet. Encrypted Wi-Fi explains the silence
     /// (ENCRYPTED_WIFI), and a DIAL-only sender is its own finding (DIAL_ONLY). A capture with
     /// no Cast traffic at all shows nothing wrong with Cast: a note, unless an Info.plist says
-    /// an app is the subject (`--plist`), when it is an error.
+    /// an app is the subject (`--plist`), when it is an error. Not when a capture is
+    /// unreadable from some frame on (CAPTURE_UNREADABLE says so): the rest may hold mDNS.
     static func noMDNSTraffic(_ context: DiagnosisContext) -> Finding? {
         let r = context.report
         guard context.mdnsPackets == 0, !context.dialSearched, !context.allCapturesEmpty, !context.noSuchClient,
-            !r.captures.contains(where: { $0.protectedWiFiFrames > 0 })
+            !context.someCaptureUnreadable, !r.captures.contains(where: { $0.protectedWiFiFrames > 0 })
         else { return nil }
         let ssdp = context.ssdpPackets
+        // Frames of an interface whose link type is not decoded say nothing either way.
+        let notDecoded = r.captures.reduce(0) { $0 + $1.interfaces.reduce(0) { $0 + $1.framesNotDecoded } }
+        let unread =
+            notDecoded > 0
+            ? " \(Wording.count(notDecoded, "other frame")) \(notDecoded == 1 ? "is" : "are") on an interface "
+                + "whose link type castscope does not decode." : ""
         return Finding(
             code: .noMDNSTraffic, severity: context.inputs.plist == nil ? .info : .error,
             title: "No mDNS traffic at all in the capture",
             detail: "Not one UDP packet to or from port 5353 in "
-                + Wording.count(r.captures.map(\.packets).reduce(0, +), "frame")
+                + Wording.count(r.captures.map(\.packets).reduce(0, +) - notDecoded, "frame")
                 + (ssdp > 0 ? " (there \(ssdp == 1 ? "is" : "are") \(Wording.count(ssdp, "SSDP packet")))." : ".")
+                + unread
                 + " Either the capture was taken on the wrong interface or with a filter that drops mDNS, "
                 + "or nothing on this network speaks mDNS.",
             advice: "Capture on the interface the sender uses for the LAN (not a VPN, cellular or Docker "
@@ -26,11 +34,12 @@ extension Diagnosis {
     /// NO_CAST_QUERIES: mDNS is there, but no client searched for Cast devices, with mDNS or
     /// with DIAL. An error when an Info.plist says an app is the subject (`--plist`); a warning
     /// when Cast devices announce themselves (the network has them, and no sender here asked);
-    /// otherwise a note: other services' mDNS shows nothing wrong with Cast.
+    /// otherwise a note: other services' mDNS shows nothing wrong with Cast. Not when a
+    /// capture is unreadable from some frame on: the queries may be in the part not read.
     static func noCastQueries(_ context: DiagnosisContext) -> Finding? {
         let r = context.report
         guard context.mdnsPackets > 0, !context.dialSearched, !r.clients.contains(where: { $0.queries > 0 }),
-            !context.noSuchClient
+            !context.noSuchClient, !context.someCaptureUnreadable
         else { return nil }
         let heard = context.mdnsDevices
         let severity: Severity = context.inputs.plist != nil ? .error : heard.isEmpty ? .info : .warning

@@ -135,7 +135,7 @@ public struct DiscoveryTracker {
     ///     mDNS packet whose header did not decode).
     ///   - capture: the index of its capture file, for evidence references.
     public mutating func ingest(_ packet: DiscoveryPacket, message view: DNSMessageView?, capture: Int) {
-        let frame = FrameRef(capture: capture, frame: packet.frame)
+        let frame = FrameRef(capture: capture, frame: packet.frame, interface: packet.captureInterface)
         if let error = packet.error {
             malformedCount += 1
             if malformed.count < Self.maximumEvidenceFrames { malformed.append((frame, error.description)) }

@@ -36,7 +36,9 @@ enum CommonOptions {
     /// `FILE...`: capture files, `-` for standard input.
     static func files<O: CaptureInput>() -> OperandSpec<O> {
         OperandSpec(
-            name: "FILE", help: "pcap or pcapng captures; `-` reads standard input.",
+            name: "FILE",
+            help: "pcap or pcapng captures, compressed or not; `-` reads standard input; a directory reads "
+                + "the captures in it in name order (rotated files: tcpdump -C/-G).",
             apply: { o, v throws(UsageError) in try addFile(&o, v) })
     }
 
@@ -102,8 +104,8 @@ enum CommonOptions {
     static func merge<O>(_ key: WritableKeyPath<O, Bool>) -> OptionSpec<O> {
         .flag(
             "--merge",
-            help: "Treat several files as one timeline (default: each file is its own timeline; devices still "
-                + "merge by id)."
+            help: "Treat several files (or a directory of rotated files) as one timeline, in time order "
+                + "(default: each file is its own timeline; devices still merge by id)."
         ) { $0[keyPath: key] = true }
     }
 

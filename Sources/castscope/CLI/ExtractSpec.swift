@@ -16,7 +16,10 @@ extension ExtractCommand {
                 can be shared without the rest of the traffic. Each frame keeps its bytes, captured and
                 original lengths and timestamp (the file is pcap with nanosecond timestamps, and the
                 captures' link type). castscope dump of OUT.pcap shows exactly the same packets, with new
-                frame numbers. Several files must share a link type and are merged by timestamp.
+                frame numbers. Several files are merged by timestamp. When the inputs' interfaces have
+                different link types (a capture on two interfaces, an Ethernet and a `-i any` capture),
+                which one pcap cannot hold, or when OUT ends in .pcapng, the file is pcapng instead, with
+                one interface per input interface (its link type, snapshot length and name).
                 """,
             groups: [
                 CommonOptions.input(),
@@ -24,8 +27,8 @@ extension ExtractCommand {
                     "OUTPUT",
                     [
                         CommonOptions.output(
-                            help: "The pcap to write (replaced if it exists; `-` writes standard output, not a "
-                                + "terminal).", required: true, \.output),
+                            help: "The pcap (or .pcapng) to write (replaced if it exists; `-` writes standard output, "
+                                + "not a terminal).", required: true, \.output),
                         CommonOptions.quiet(help: "No summary line.", \.quiet),
                     ]),
             ],
@@ -40,9 +43,9 @@ extension ExtractCommand {
                 HelpSection(
                     title: "EXIT STATUS",
                     body: """
-                          0 success, 64 usage error, 65 a file is not a readable capture, has an unsupported link
-                          type, or the files' link types differ, 66 a file does not exist or cannot be opened,
-                          73 the output file cannot be written.
+                          0 success, 64 usage error, 65 a file is not a readable capture or has an unsupported link
+                          type, or frames of another link type had to be left out of a pcap, 66 a file does not
+                          exist or cannot be opened, 73 the output file cannot be written.
                         """),
             ],
             defaults: Options(),
