@@ -42,6 +42,7 @@ unit: deps
 
 cli: build
 	Tests/cli/run.sh
+	Tests/cli/compressed.sh
 	Tests/cli/plist-extract.sh
 	Tests/cli/completion.sh
 	Tests/cli/install.sh
@@ -84,6 +85,7 @@ test: test-deps build lint
 	$(SWIFT) test
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/asan/lsan.supp $(SWIFT) test --sanitize=address --scratch-path .build/asan
 	Tests/cli/run.sh
+	Tests/cli/compressed.sh
 	Tests/cli/plist-extract.sh
 	Tests/cli/completion.sh
 	Tests/cli/install.sh

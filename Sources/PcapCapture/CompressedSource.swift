@@ -4,9 +4,10 @@
 /// Chooses how to read a capture file's bytes from its first bytes: straight through, or
 /// through a gzip, zstd or lz4 decompressor.
 public enum CompressedSource {
-    /// Compressed bytes read from the file at a time: see docs/fuzzing.md, "Compressed
-    /// captures" (larger buffers bought nothing measurable; smaller ones cost read calls).
-    static let inputSize = 256 << 10
+    /// Compressed bytes read from the file at a time, 64 KiB (a pipe's size): 256 KiB and 1 MiB
+    /// were no faster and cost their size in resident memory (docs/fuzzing.md, "Compressed
+    /// captures").
+    static let inputSize = 64 << 10
 
     /// Looks at the first bytes of `raw` (and puts them back) and returns the source to read
     /// the capture from, with the compression found (`nil`: none).

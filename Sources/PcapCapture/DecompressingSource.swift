@@ -11,6 +11,9 @@ struct DecodeStep {
     var produced: Int
     /// Whether a frame (a gzip member) ended with this call, its output all written.
     var frameEnded: Bool
+    /// What the library found wrong, after taking and writing the bytes above (zlib writes
+    /// what it decoded before the damage in the same call that reports it).
+    var error: ByteSourceError? = nil
 }
 
 /// What the bytes after a finished frame are.
@@ -30,10 +33,11 @@ protocol StreamDecoder: AnyObject {
     /// The format, for messages.
     static var format: Compression { get }
     /// Decodes from `input` into `output` (`capacity` > 0); `count` may be 0 to drain output
-    /// the decoder holds. Throws a ``ByteSourceError`` naming the format and the library's words.
+    /// the decoder holds. A damaged stream gives a step whose error names the format and the
+    /// library's words.
     func decode(
         _ input: UnsafeRawPointer, count: Int, into output: UnsafeMutableRawPointer, capacity: Int
-    ) throws(ByteSourceError) -> DecodeStep
+    ) -> DecodeStep
     /// After a frame ended: whether `count` bytes at `next` start another one (`ended`: no more
     /// bytes will come), readying the decoder for it if so.
     func startNextFrame(_ next: UnsafeRawPointer, count: Int, ended: Bool) -> NextFrame
@@ -145,13 +149,14 @@ final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
                     }
                 }
                 let room = buffer.count - produced
-                let step = try decoder.decode(
+                let step = decoder.decode(
                     input.baseAddress! + start, count: end - start, into: output + produced, capacity: room)
                 start += step.consumed
                 produced += step.produced
                 compressedDecoded += Int64(step.consumed)
                 decompressed += Int64(step.produced)
                 decoderMayHoldOutput = step.produced == room && !step.frameEnded
+                if let error = step.error { throw error }
                 if step.frameEnded {
                     atFrameBoundary = true
                 } else if step.consumed == 0 && step.produced == 0 && start < end {

@@ -28,7 +28,7 @@ final class GzipDecoder: StreamDecoder {
 
     func decode(
         _ input: UnsafeRawPointer, count: Int, into output: UnsafeMutableRawPointer, capacity: Int
-    ) throws(ByteSourceError) -> DecodeStep {
+    ) -> DecodeStep {
         let inCount = UInt32(clamping: count)
         let outCount = UInt32(clamping: capacity)
         stream.pointee.next_in = UnsafeMutablePointer(mutating: input.assumingMemoryBound(to: Bytef.self))
@@ -36,17 +36,18 @@ final class GzipDecoder: StreamDecoder {
         stream.pointee.next_out = output.assumingMemoryBound(to: Bytef.self)
         stream.pointee.avail_out = outCount
         let status = inflate(stream, Z_NO_FLUSH)
-        let step = DecodeStep(
+        var step = DecodeStep(
             consumed: Int(inCount - stream.pointee.avail_in), produced: Int(outCount - stream.pointee.avail_out),
             frameEnded: status == Z_STREAM_END)
         switch status {
         case Z_OK, Z_STREAM_END, Z_BUF_ERROR:  // Z_BUF_ERROR: no progress possible, input wanted
             return step
         case Z_DATA_ERROR, Z_NEED_DICT:
-            throw ByteSourceError(message: "gzip data is corrupt: \(message(status))")
+            step.error = ByteSourceError(message: "gzip data is corrupt: \(message(status))")
         default:
-            throw ByteSourceError(message: "gzip: zlib failed: \(message(status))")
+            step.error = ByteSourceError(message: "gzip: zlib failed: \(message(status))")
         }
+        return step
     }
 
     func startNextFrame(_ next: UnsafeRawPointer, count: Int, ended: Bool) -> NextFrame {

@@ -23,15 +23,18 @@ final class LZ4Decoder: StreamDecoder {
 
     func decode(
         _ input: UnsafeRawPointer, count: Int, into output: UnsafeMutableRawPointer, capacity: Int
-    ) throws(ByteSourceError) -> DecodeStep {
+    ) -> DecodeStep {
         var consumed = count
         var produced = capacity
         let result = LZ4F_decompress(context, output, &produced, input, &consumed, nil)
+        var step = DecodeStep(consumed: consumed, produced: produced, frameEnded: false)
         if LZ4F_isError(result) != 0 {
-            throw ByteSourceError(message: "lz4 data is corrupt: \(String(cString: LZ4F_getErrorName(result)))")
+            step.error = ByteSourceError(message: "lz4 data is corrupt: \(String(cString: LZ4F_getErrorName(result)))")
+        } else {
+            // 0: the frame is decoded and flushed; the context is ready for the next one.
+            step.frameEnded = result == 0
         }
-        // 0: the frame is decoded and flushed; the context is ready for the next one.
-        return DecodeStep(consumed: consumed, produced: produced, frameEnded: result == 0)
+        return step
     }
 
     func startNextFrame(_ next: UnsafeRawPointer, count: Int, ended: Bool) -> NextFrame {

@@ -25,22 +25,26 @@ final class ZstdDecoder: StreamDecoder {
 
     func decode(
         _ input: UnsafeRawPointer, count: Int, into output: UnsafeMutableRawPointer, capacity: Int
-    ) throws(ByteSourceError) -> DecodeStep {
+    ) -> DecodeStep {
         var source = ZSTD_inBuffer(src: input, size: count, pos: 0)
         var destination = ZSTD_outBuffer(dst: output, size: capacity, pos: 0)
         let result = ZSTD_decompressStream(stream, &destination, &source)
+        var step = DecodeStep(consumed: source.pos, produced: destination.pos, frameEnded: false)
         if ZSTD_isError(result) != 0 {
             let code = ZSTD_getErrorCode(result)
             let words = String(cString: ZSTD_getErrorName(result))
             if code == ZSTD_error_frameParameter_windowTooLarge {
-                throw ByteSourceError(
+                step.error = ByteSourceError(
                     message: "zstd data needs a window larger than \(1 << (Self.windowLogMax - 20)) MiB (\(words): "
                         + "made with --long or --ultra); decompress it first (zstd -dc --long=31 FILE >FILE.pcap)")
+            } else {
+                step.error = ByteSourceError(message: "zstd data is corrupt: \(words)")
             }
-            throw ByteSourceError(message: "zstd data is corrupt: \(words)")
+        } else {
+            // 0: a frame is decoded and flushed; the next call starts the next frame.
+            step.frameEnded = result == 0
         }
-        // 0: a frame is decoded and flushed; the next call starts the next frame.
-        return DecodeStep(consumed: source.pos, produced: destination.pos, frameEnded: result == 0)
+        return step
     }
 
     func startNextFrame(_ next: UnsafeRawPointer, count: Int, ended: Bool) -> NextFrame {

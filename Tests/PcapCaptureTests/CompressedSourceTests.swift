@@ -117,6 +117,34 @@ struct CompressedSourceTests {
         #expect(original.starts(with: bytes.prefix(original.count / 4)))
     }
 
+    /// Read into one large buffer, a stream damaged three quarters in still gives the bytes
+    /// before the damage first (zlib reports the damage in the call that wrote them).
+    @Test(arguments: formats)
+    func bytesBeforeTheDamageComeFirst(_ format: Compression) throws {
+        var compressed = Self.bigCompressed[format]!
+        for k in 0..<32 { compressed[compressed.count * 3 / 4 + k] ^= 0x5A }
+        let source = try CompressedSource.decompressing(MemorySource(compressed), as: format)
+        let (bytes, error) = CS.drain(source, bufferSize: 64 << 20)
+        #expect(error != nil)
+        #expect(bytes.count >= Self.big.count / 2, "\(bytes.count) bytes before \(error?.message ?? "")")
+        CS.expectSame(Array(bytes.prefix(Self.big.count / 2)), Array(Self.big.prefix(Self.big.count / 2)))
+    }
+
+    /// zlib reports damage in the same call that wrote the bytes before it: in a small file all
+    /// of them. They are handed over before the error.
+    @Test func gzipBytesBeforeTheDamageInTheSameCall() throws {
+        let original = Array(
+            try Data(contentsOf: URL(fileURLWithPath: CaptureTestSupport.path("captures/fragmented.pcap"))))
+        var compressed = try CS.compress(original, .gzip)
+        #expect(compressed.count < 64 << 10)  // one read of compressed input, one call of inflate
+        for k in 0..<32 { compressed[compressed.count * 3 / 4 + k] ^= 0x5A }
+        let (bytes, error) = CS.drain(
+            try CompressedSource.decompressing(MemorySource(compressed), as: .gzip), bufferSize: 4 << 20)
+        #expect(error?.message.hasPrefix("gzip data is corrupt") == true)
+        #expect(bytes.count >= original.count / 2)
+        CS.expectSame(Array(bytes.prefix(original.count / 2)), Array(original.prefix(original.count / 2)))
+    }
+
     /// A stream that simply stops (a killed `tcpdump -w - | gzip`): every byte the format's own
     /// command gets out of it is delivered, then `endedEarly`.
     @Test(arguments: formats, [0.3, 0.999])
