@@ -19,7 +19,10 @@ this script writes. Addresses come from 192.0.2.0/24 and 2001:db8::/32 only.
 """
 import os
 import struct
+import subprocess
 import sys
+import tempfile
+import zlib
 
 DLT_EN10MB = 1
 DLT_PKTAP = 258
@@ -363,6 +366,163 @@ def pktap_lengths():
     frames = [pktap(frame, length=0), pktap(frame, length=4), pktap(frame, length=0xFFFFFFFF),
               pktap(frame, length=4000), pktap(frame)]
     return pcap(frames, linktype=DLT_PKTAP)
+
+
+# The native reader (issue 14) ------------------------------------------------------------------
+
+def pcapng_idb_options(options, linktype=DLT_EN10MB):
+    """An IDB with options, each (code, value bytes), padded and closed by opt_endofopt."""
+    body = struct.pack("<HHI", linktype, 0, 262144)
+    for code, value in options:
+        body += struct.pack("<HH", code, len(value)) + value + b"\x00" * (-len(value) % 4)
+    return pcapng_block(1, body + struct.pack("<HH", 0, 0))
+
+
+def pcapng_good_start():
+    """A section, an interface and one announcement: what every damaged pcapng case starts with."""
+    return pcapng_shb() + pcapng_idb() + pcapng_epb(mdns_frame(announcement()))
+
+
+def query_epb(i=1):
+    return pcapng_epb(mdns_frame(query(), src=SENDER), i=i)
+
+
+@case("pcapng-lengths-disagree", "pcapng", 65, 1, 1, 0,
+      "pcapng: an announcement, then a packet block whose trailing length is 4 more than its leading one, then a query")
+def pcapng_lengths_disagree():
+    block = bytearray(query_epb())
+    block[-4:] = struct.pack("<I", len(block) + 4)
+    return pcapng_good_start() + bytes(block) + query_epb(i=2)
+
+
+@case("pcapng-block-shorter-than-fixed", "pcapng", 65, 1, 1, 0,
+      "pcapng: an announcement, then a packet block of 16 bytes (its fixed part alone takes 32), then a query")
+def pcapng_block_shorter_than_fixed():
+    return pcapng_good_start() + pcapng_block(6, struct.pack("<I", 0)) + query_epb(i=2)
+
+
+@case("pcapng-length-not-multiple-of-4", "pcapng", 65, 1, 1, 0,
+      "pcapng: an announcement, then a packet block whose length says 1 byte more than it has (not a multiple of 4)")
+def pcapng_length_not_multiple_of_4():
+    block = query_epb()
+    return pcapng_good_start() + pcapng_block(6, block[8:-4], total=len(block) + 1) + query_epb(i=2)
+
+
+@case("pcapng-zero-length-block", "pcapng", 65, 1, 1, 0,
+      "pcapng: an announcement, then a block header whose length is 0, then a query")
+def pcapng_zero_length_block():
+    return pcapng_good_start() + struct.pack("<II", 6, 0) + query_epb(i=2)
+
+
+@case("pcapng-block-claims-4gb", "pcapng", 65, 1, 1, 0,
+      "pcapng: an announcement, then a block claiming 0xfffffffc bytes (the file is 1 KiB)")
+def pcapng_block_claims_4gb():
+    return pcapng_good_start() + struct.pack("<II", 6, 0xFFFFFFFC) + b"\x00" * 64
+
+
+@case("pcapng-interface-of-other-section", "pcapng", 65, 1, 1, 0,
+      "pcapng: an announcement on interface 0, then a second section with no interface whose packet names interface 0")
+def pcapng_interface_of_other_section():
+    return pcapng_good_start() + pcapng_shb() + query_epb()
+
+
+@case("pcapng-tsresol-2-63", "pcapng", 0, 1, 1, 0,
+      "pcapng: an interface whose if_tsresol is 2^-63 (0xbf), one announcement on it")
+def pcapng_tsresol_2_63():
+    return pcapng_shb() + pcapng_idb_options([(9, b"\xbf")]) + pcapng_epb(mdns_frame(announcement()))
+
+
+@case("pcapng-tsresol-10-19", "pcapng", 0, 1, 1, 0,
+      "pcapng: an interface whose if_tsresol is 10^-19 (0x13), one announcement on it")
+def pcapng_tsresol_10_19():
+    return pcapng_shb() + pcapng_idb_options([(9, b"\x13")]) + pcapng_epb(mdns_frame(announcement()))
+
+
+@case("pcapng-second-section-bad-magic", "pcapng", 65, 1, 1, 0,
+      "pcapng: an announcement, then a second section header whose byte-order magic is 0xdeadbeef, an interface and a query")
+def pcapng_second_section_bad_magic():
+    shb = bytearray(pcapng_shb())
+    shb[8:12] = struct.pack("<I", 0xDEADBEEF)
+    return pcapng_good_start() + bytes(shb) + pcapng_idb() + query_epb()
+
+
+@case("record-claims-4gb-big-endian", "pcap", 65, 1, 1, 0,
+      "big-endian nanosecond pcap: one announcement, then a record header claiming caplen 0xffffffff")
+def record_claims_4gb_big_endian():
+    frame = mdns_frame(announcement())
+    out = struct.pack(">IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 262144, DLT_EN10MB)
+    out += struct.pack(">IIII", BASE_TIME, 0, len(frame), len(frame)) + frame
+    return out + struct.pack(">IIII", BASE_TIME + 1, 0, 0xFFFFFFFF, 60) + b"\xAB" * 1500
+
+
+# Compressed captures ---------------------------------------------------------------------------
+
+def gzip_bytes(data):
+    c = zlib.compressobj(9, zlib.DEFLATED, 31)
+    return c.compress(data) + c.flush()
+
+
+def tool(command, chunks):
+    """`command` (zstd or lz4, fixed level) compressing `chunks`, streamed through its stdin."""
+    with tempfile.TemporaryFile() as out:
+        p = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=out)
+        for chunk in chunks:
+            p.stdin.write(chunk)
+        p.stdin.close()
+        if p.wait() != 0:
+            sys.exit("%s failed" % command[0])
+        out.seek(0)
+        return out.read()
+
+
+COMPRESSORS = {
+    "gz": lambda chunks: gzip_stream(chunks),
+    "zst": lambda chunks: tool(["zstd", "-19", "-q", "-c"], chunks),
+    "lz4": lambda chunks: tool(["lz4", "-9", "-q", "-c"], chunks),
+}
+
+
+def gzip_stream(chunks):
+    c = zlib.compressobj(9, zlib.DEFLATED, 31)
+    return b"".join(c.compress(chunk) for chunk in chunks) + c.flush()
+
+
+def two_frames(ext):
+    """An announcement in one compressed frame (member), then 40 queries in a second one."""
+    first = pcap([mdns_frame(announcement())])
+    rest = pcap([mdns_frame(query(), src=SENDER) for _ in range(40)])[24:]
+    return COMPRESSORS[ext]([first]), COMPRESSORS[ext]([rest])
+
+
+for _ext, _tool in (("gz", "gzip"), ("zst", "zstd"), ("lz4", "lz4")):
+    def _cut(ext=_ext):
+        first, second = two_frames(ext)
+        return first + second[:len(second) // 2]
+
+    def _corrupt(ext=_ext):
+        first, second = two_frames(ext)
+        damaged = bytearray(second)
+        for k in range(len(damaged) // 3, len(damaged) // 3 + 16):
+            damaged[k] ^= 0x5A
+        return first + bytes(damaged)
+
+    def _bomb(ext=_ext):
+        zeros = bytes(1 << 20)
+        return COMPRESSORS[ext]([pcap([mdns_frame(announcement())])] + [zeros] * 256)
+
+    # gzip inflates a cut member up to the cut (8 of its queries come out); zstd and lz4
+    # decompress whole blocks, so nothing of the cut frame does.
+    _cut_records = 9 if _ext == "gz" else 1
+    case("%s-cut" % _tool, "pcap." + _ext, 0, _cut_records, _cut_records, 0,
+         "%s: an announcement in one frame, then a frame of 40 queries that stops halfway" % _tool)(_cut)
+    case("%s-corrupt" % _tool, "pcap." + _ext, 65, 1, 1, 0,
+         "%s: an announcement in one frame, then a frame of 40 queries with 16 bytes flipped" % _tool)(_corrupt)
+    # The zeros read as empty records until the limit stops the stream just past 64 MiB; how
+    # many depends on where each decoder's output chunk ends.
+    _bomb_records = {"gz": 4195613, "zst": 4259806, "lz4": 4259806}[_ext]
+    case("%s-bomb" % _tool, "pcap." + _ext, 65, _bomb_records, 1, 0,
+         "%s: an announcement, then 256 MiB of zeros (empty records): stops at the decompression limit, "
+         "saying so" % _tool)(_bomb)
 
 
 def main():

@@ -134,6 +134,13 @@ struct TsharkAgreementTests {
                 #expect(mine.isEmpty && theirs.count == 2)
                 continue
             }
+            if name.hasPrefix("pcapng-tsresol-") {
+                // if_tsresol 2^-63 and 10^-19: tshark 4.0 multiplies the remainder by 10^9 in
+                // 64 bits, which overflows, and shows 0; castscope gives 1.8e15 units as
+                // 0.000195156 s and 0.00018 s (checked by hand). The packet is the same.
+                #expect(mine.count == 1 && theirs.count == 1, "\(name)")
+                continue
+            }
             #expect(mine == theirs, "\(name)")
         }
     }
