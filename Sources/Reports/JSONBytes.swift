@@ -76,13 +76,7 @@ final class JSONBytes {
     @inline(__always)
     func appendDecimal(_ v: Int64) {
         var magnitude = v.magnitude
-        var count = 0
-        var rest = magnitude
-        repeat {
-            count += 1
-            rest /= 10
-        } while rest > 0
-        let length = count + (v < 0 ? 1 : 0)
+        let length = TimeFormat.digitCount(magnitude) + (v < 0 ? 1 : 0)
         let p = reserve(length)
         if v < 0 { p.pointee = 0x2D }
         var i = length - 1

@@ -79,15 +79,21 @@ public enum TimeFormat {
     /// Appends `v` in decimal to UTF-8 `bytes`, zero-padded to `width` digits (a minus sign
     /// first when negative, as ``pad(_:_:)`` writes it: zeros, then the sign, which counts
     /// towards the width). The one digit writer of the reports (timestamps, JSON numbers).
-    static func appendDecimal(_ v: Int64, width: Int = 1, to bytes: inout [UInt8]) {
-        var magnitude = v.magnitude
+    /// How many decimal digits `magnitude` has (1 for 0): shared by both digit writers.
+    @inline(__always)
+    static func digitCount(_ magnitude: UInt64) -> Int {
         var count = 0
         var rest = magnitude
         repeat {
             count += 1
             rest /= 10
         } while rest > 0
-        let length = count + (v < 0 ? 1 : 0)
+        return count
+    }
+
+    static func appendDecimal(_ v: Int64, width: Int = 1, to bytes: inout [UInt8]) {
+        var magnitude = v.magnitude
+        let length = TimeFormat.digitCount(magnitude) + (v < 0 ? 1 : 0)
         for _ in length..<Swift.max(width, length) { bytes.append(0x30) }
         if v < 0 { bytes.append(0x2D) }
         let start = bytes.count
