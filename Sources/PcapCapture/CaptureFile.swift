@@ -260,9 +260,17 @@ public final class CaptureFile {
     private func nextPassing() -> (frame: Int, packet: Packet)? {
         let state = self.state
         while true {
-            if state.pointee.recordsRead >= state.pointee.recordLimit { return nil }
+            if state.pointee.recordsRead >= state.pointee.recordLimit {
+                state.pointee.buffer.deallocate()
+                return nil
+            }
             let found = isClassicPcap ? state.pointee.nextPcapPacket() : state.pointee.nextPcapngPacket()
-            guard let packet = found else { return nil }
+            guard let packet = found else {
+                // The file has ended: its buffer goes now, not when the last reference to the
+                // file does (every file of a merge stays open until the report is made).
+                if state.pointee.end != nil { state.pointee.buffer.deallocate() }
+                return nil
+            }
             state.pointee.count(packet)
             if state.pointee.prefilter, !DiscoveryPrefilter.keeps(packet.linkType, packet.bytes) { continue }
             if let filters = state.pointee.filters,

@@ -10,10 +10,11 @@
 
 /// A reusable read buffer over a ``ByteSource``, with the stream offset of every byte in it.
 struct RecordBuffer {
-    /// The buffer's memory (``capacity`` bytes).
-    private(set) var base: UnsafeMutableRawPointer
-    /// Its size: ``initialCapacity`` until a block larger than that grows it.
-    private(set) var capacity: Int
+    /// The buffer's memory (``capacity`` bytes); `nil` before the first fill and once released.
+    private(set) var base: UnsafeMutableRawPointer?
+    /// Its size: ``firstCapacity`` for the first fill, then ``initialCapacity`` until a block
+    /// larger than that grows it; 0 before the first fill and once released.
+    private(set) var capacity = 0
     /// The first byte not yet consumed.
     var start = 0
     /// One past the last byte read from the source.
@@ -30,6 +31,11 @@ struct RecordBuffer {
     /// the per-core L2 cache (512 KiB here) the kernel's copy and the parse each go to memory.
     /// 1 MiB keeps read(2) calls few (about 700 for that file) and the resident size at 10 MiB.
     static let initialCapacity = 1 << 20
+    /// The size of the first fill: enough for a file's header and interface blocks, and for a
+    /// whole small file. Every file of `analyze DIR` or `--merge` is opened before any is read,
+    /// so this, not ``initialCapacity``, is what each file waiting its turn holds; a file that
+    /// ends within it (a short capture, a fuzzer input) never allocates more.
+    static let firstCapacity = 16 << 10
     /// The largest block or record accepted: Wireshark's pcapng reader long had a 16 MiB block
     /// limit (wiretap/pcapng.c, `MAX_BLOCK_SIZE`, since raised to fit 128 MiB D-Bus messages),
     /// and libpcap's sf-pcapng.c refuses blocks larger than an EPB of its largest snapshot
@@ -39,19 +45,25 @@ struct RecordBuffer {
 
     init(source: any ByteSource) {
         self.source = source
-        capacity = Self.initialCapacity
-        base = .allocate(byteCount: capacity, alignment: 16)
     }
 
-    /// Frees the memory; the buffer is not used again.
-    func deallocate() { base.deallocate() }
+    /// Frees the memory; the buffer is not used again (only ``offset`` stays meaningful).
+    mutating func deallocate() {
+        base?.deallocate()
+        base = nil
+        origin += Int64(start)
+        start = 0
+        end = 0
+        capacity = 0
+        sourceEnded = true
+    }
 
     /// Bytes available from ``start``.
     @inline(__always) var available: Int { end &- start }
     /// The stream offset of ``start``.
     @inline(__always) var offset: Int64 { origin &+ Int64(start) }
     /// The address of ``start``.
-    @inline(__always) var current: UnsafeMutableRawPointer { base + start }
+    @inline(__always) var current: UnsafeMutableRawPointer { base.unsafelyUnwrapped + start }
 
     /// What ``require(_:)`` found.
     enum Fill: Equatable {
@@ -76,22 +88,27 @@ struct RecordBuffer {
     @inline(never)
     private mutating func refill(_ count: Int) -> Fill {
         guard count <= Self.maximumBlock + 64 else { return .tooLarge }
-        if start > 0 {
+        if sourceEnded { return end &- start >= count ? .ready : .ended }
+        if let base, start > 0 {
             let left = end - start
             if left > 0 { memmove(base, base + start, left) }
             origin += Int64(start)
             end = left
             start = 0
         }
-        if count > capacity {
-            var grown = capacity
-            while grown < count { grown *= 2 }
-            let bigger = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 16)
-            bigger.copyMemory(from: base, byteCount: end)
-            base.deallocate()
+        // The first fill is small; the file goes on, so the second gets the full size.
+        var wanted = capacity == 0 ? Self.firstCapacity : max(capacity, Self.initialCapacity)
+        while wanted < count { wanted *= 2 }
+        if wanted > capacity {
+            let bigger = UnsafeMutableRawPointer.allocate(byteCount: wanted, alignment: 16)
+            if let base {
+                bigger.copyMemory(from: base, byteCount: end)
+                base.deallocate()
+            }
             base = bigger
-            capacity = grown
+            capacity = wanted
         }
+        let base = base.unsafelyUnwrapped
         while end < count && !sourceEnded {
             do throws(ByteSourceError) {
                 let n = try source.read(into: UnsafeMutableRawBufferPointer(start: base + end, count: capacity - end))
