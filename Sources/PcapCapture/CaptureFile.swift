@@ -94,6 +94,10 @@ public final class CaptureFile {
     public var lastTimestamp: Timestamp? { state.pointee.lastTimestamp }
     /// The number of records read so far (filtered or not).
     public var recordsRead: Int { state.pointee.recordsRead }
+    /// The timestamp of the next record, when it is already in the reader's buffer (nothing is
+    /// read to find it) and has one; `nil` when it is not known. Records may be out of time
+    /// order, so this is the next record's time, not a bound on all that follow.
+    public var upcomingTimestamp: Timestamp? { state.pointee.peekTimestamp() }
     /// Why reading stopped, once it has.
     public var end: ReadEnd? { state.pointee.end }
     /// How far into the file reading has got, in bytes of the file (compressed bytes for a

@@ -137,9 +137,11 @@ public struct AnalysisRun {
     ) -> TimelineResult {
         var tracker = DiscoveryTracker(options: options)
         var n = 0
-        mergeByTime(sources: runs.count, next: { runs[$0].nextPacket(progress: progress[$0]) }, timestamp: \.timestamp)
-        {
-            index, packet in
+        let starts = runs.map { $0.file.upcomingTimestamp }
+        mergeByTime(
+            sources: runs.count, startsAt: { starts[$0] }, next: { runs[$0].nextPacket(progress: progress[$0]) },
+            timestamp: \.timestamp
+        ) { index, packet in
             tracker.ingest(packet, capture: index)
             n += 1
             if n & 1023 == 0 { report?(progress) }

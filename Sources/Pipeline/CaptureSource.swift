@@ -226,16 +226,39 @@ extension AnalysisOptions {
 /// Interleaves several sources by timestamp, one pending element per source: the way `analyze
 /// --merge` makes one timeline of several files and `extract` writes one pcap of them. Ties go
 /// to the source listed first, so the result does not depend on how the sources are read.
+///
+/// `startsAt` gives, before anything is taken from a source, the time its first element can
+/// have at the earliest (`nil`: not known). Such a source is not read until the merged
+/// timeline reaches that time, so of many rotated files only those whose time has come hold
+/// more than their first small read. The result is the same as reading every source's first
+/// element at once as long as no source's records go back before its first record.
 public func mergeByTime<Element>(
-    sources count: Int, next: (Int) -> Element?, timestamp: (Element) -> Timestamp, _ body: (Int, Element) -> Void
+    sources count: Int, startsAt: ((Int) -> Timestamp?)? = nil, next: (Int) -> Element?,
+    timestamp: (Element) -> Timestamp, _ body: (Int, Element) -> Void
 ) {
-    var heads = (0..<count).map { next($0) }
+    var heads = [Element?](repeating: nil, count: count)
+    // Sources not read yet, by the time they start at, latest first (taken from the end).
+    var waiting: [(start: Timestamp, source: Int)] = []
+    for i in 0..<count {
+        if let start = startsAt?(i) {
+            waiting.append((start, i))
+        } else {
+            heads[i] = next(i)
+        }
+    }
+    waiting.sort { $0.start > $1.start || ($0.start == $1.start && $0.source > $1.source) }
     while true {
         var best: Int?
         for i in heads.indices {
             guard let h = heads[i] else { continue }
             if let b = best, timestamp(heads[b]!) <= timestamp(h) { continue }
             best = i
+        }
+        // A waiting source that could start at or before the best head is read first.
+        if let first = waiting.last, best.map({ first.start <= timestamp(heads[$0]!) }) ?? true {
+            waiting.removeLast()
+            heads[first.source] = next(first.source)
+            continue
         }
         guard let i = best else { return }
         body(i, heads[i]!)

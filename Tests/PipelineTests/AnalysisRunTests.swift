@@ -124,6 +124,47 @@ enum PipelineSupport {
         #expect(out.map(\.1) == [0, 1, 2, 3, 3, 3, 3, 4, 9])
         #expect(out.map(\.0) == [1, 0, 3, 0, 0, 1, 3, 1, 0])
     }
+
+    /// Merges `sources` with `startsAt`, returning the merged (source, value) pairs and, per
+    /// source, how many elements had been merged when it was first read.
+    static func lazily(_ sources: [[Int64]], startsAt: [Int64?]) -> (out: [(Int, Int64)], firstRead: [Int?]) {
+        var cursors = [Int](repeating: 0, count: sources.count)
+        var firstRead = [Int?](repeating: nil, count: sources.count)
+        var out: [(Int, Int64)] = []
+        mergeByTime(
+            sources: sources.count, startsAt: { startsAt[$0].map { Timestamp(seconds: $0, nanoseconds: 0) } },
+            next: { i -> Int64? in
+                if firstRead[i] == nil { firstRead[i] = out.count }
+                guard cursors[i] < sources[i].count else { return nil }
+                defer { cursors[i] += 1 }
+                return sources[i][cursors[i]]
+            }, timestamp: { Timestamp(seconds: $0, nanoseconds: 0) }
+        ) { out.append(($0, $1)) }
+        return (out, firstRead)
+    }
+
+    @Test func sourcesWithAStartTimeAreReadOnlyWhenTheTimelineReachesIt() {
+        // Rotated files: each starts where the last ended.
+        let rotated: [[Int64]] = [[0, 1, 2], [3, 4], [5, 6, 7], [8]]
+        let (out, firstRead) = Self.lazily(rotated, startsAt: [0, 3, 5, 8])
+        #expect(out.map(\.1) == [0, 1, 2, 3, 4, 5, 6, 7, 8])
+        #expect(out.map(\.0) == [0, 0, 0, 1, 1, 2, 2, 2, 3])
+        // File 1 is read once 0, 1 and 2 are merged (its start, 3, is after 2), and so on.
+        #expect(firstRead == [0, 3, 5, 8])
+    }
+
+    @Test func startTimesGiveTheSameOrderAsReadingEverySourceAtOnce() {
+        let sources: [[Int64]] = [[1, 3, 3, 9], [0, 3, 4], [], [2, 3], [3, 3]]
+        let eager = Self.lazily(sources, startsAt: [nil, nil, nil, nil, nil])
+        // Ties: a source that starts at a head's time is read before that head is merged.
+        let lazy = Self.lazily(sources, startsAt: [1, 0, 100, 2, 3])
+        #expect(lazy.out.map(\.0) == eager.out.map(\.0))
+        #expect(lazy.out.map(\.1) == eager.out.map(\.1))
+        #expect(lazy.out.map(\.0) == [1, 0, 3, 0, 0, 1, 3, 4, 4, 1, 0])
+        #expect(eager.firstRead == [0, 0, 0, 0, 0])
+        #expect(lazy.firstRead[4] == 3)  // after 0, 1 and 2
+        #expect(lazy.firstRead[2] == 11)  // an empty source starting late is read last
+    }
 }
 
 @Suite struct ExtractionTests {
