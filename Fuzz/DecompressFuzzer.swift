@@ -63,6 +63,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         // A good stream is good in any pieces, with the same bytes. A damaged one fails both
         // ways, but how much of a damaged block comes out first depends on the pieces: the
         // shorter output is then the start of the longer.
+        // libzstd checks a frame's declared content size when it decodes the frame in one
+        // call, but its streaming path skips the check when the last block is empty: the same
+        // frame fails whole and passes in pieces, with the same output (found by this harness,
+        // Fuzz/regressions/decompress/zstd-empty-last-block; libzstd 1.5.4).
+        if format == .zstd, whole.error?.contains("Data corruption") == true, pieced.error == nil,
+            pieced.bytes == whole.bytes
+        {
+            return 0
+        }
         precondition(
             (pieced.error == nil) == (whole.error == nil),
             "\(format) ends differently read \(chunk) bytes at a time: "
