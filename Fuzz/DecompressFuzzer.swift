@@ -65,10 +65,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         // shorter output is then the start of the longer.
         // libzstd checks a frame's declared content size when it decodes the frame in one
         // call, but its streaming path skips the check when the last block is empty: the same
-        // frame fails whole and passes in pieces, with the same output (found by this harness,
-        // Fuzz/regressions/decompress/zstd-empty-last-block; libzstd 1.5.4).
+        // frame fails whole and passes in pieces, which then go on to the frames after it
+        // (found by this harness, Fuzz/regressions/decompress/zstd-empty-last-block*; libzstd
+        // 1.5.4). What came out whole must still be the start of what came out in pieces.
         if format == .zstd, whole.error?.contains("Data corruption") == true, pieced.error == nil,
-            pieced.bytes == whole.bytes
+            pieced.bytes.starts(with: whole.bytes)
         {
             return 0
         }
