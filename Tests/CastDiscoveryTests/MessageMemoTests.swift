@@ -36,7 +36,14 @@ struct MessageMemoTests {
                     let (view, error) = DNSMessageView.check(ByteCursor(raw, base: base), index: index)
                     #expect(error == fresh.error, "\(url.lastPathComponent)")
                     #expect(view.map(ViewSummary.init) == fresh.view.map(ViewSummary.init), "\(url.lastPathComponent)")
-                    #expect((view?.messageStamp != nil) == (error == nil && view != nil))
+                    // Stamped (remembered) exactly when it checked without a fault, unless it
+                    // is too long to remember (reassembled datagrams).
+                    if bytes.count <= 1500 {
+                        #expect(
+                            (view?.messageStamp != nil) == (error == nil && view != nil), "\(url.lastPathComponent)")
+                    } else {
+                        #expect(view?.messageStamp == nil)
+                    }
                 }
             }
         }
