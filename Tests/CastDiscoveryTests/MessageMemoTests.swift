@@ -2,7 +2,8 @@ import CastDiscovery
 import Foundation
 import PcapCapture
 import Testing
-import WireFormat
+
+@testable import WireFormat
 
 // A decoder remembers the check of the last few distinct messages and the tracker what it made
 // of them (DNSMessageMemo, KeyedMessageMemo): a message repeated byte for byte is not checked
@@ -25,25 +26,53 @@ struct MessageMemoTests {
         return out
     }
 
+    /// Whether the memo keeps the check of `view` (found with an index, `error` its fault): it
+    /// checked without a fault, it is short enough to keep (reassembled datagrams are not) and
+    /// all its questions and records fitted in the index.
+    static func remembered(_ view: DNSMessageView?, _ error: DecodeError?, length: Int) -> Bool {
+        guard let view, error == nil, length <= DNSMessageMemo.maximumLength else { return false }
+        let c = view.decodedCounts
+        return c.0 <= DNSMessageIndex.capacity && c.1 + c.2 + c.3 <= DNSMessageIndex.capacity
+    }
+
     @Test("a message checked again is recalled with what a fresh check finds", arguments: InPlaceSupport.captures())
     func recalledCheck(_ url: URL) {
         let index = DNSMessageIndex()
         for (bytes, base) in Self.messages(url) {
             bytes.withUnsafeBytes { raw in
                 let fresh = DNSMessageView.check(ByteCursor(raw, base: base))
-                // Twice with one index: the second time (at least) from memory.
+                // Twice with one index: the second time from memory when the first kept it.
+                var stamps: [UInt64?] = []
                 for _ in 0..<2 {
                     let (view, error) = DNSMessageView.check(ByteCursor(raw, base: base), index: index)
                     #expect(error == fresh.error, "\(url.lastPathComponent)")
                     #expect(view.map(ViewSummary.init) == fresh.view.map(ViewSummary.init), "\(url.lastPathComponent)")
-                    // Stamped (remembered) exactly when it checked without a fault, unless it
-                    // is too long to remember (reassembled datagrams).
-                    if bytes.count <= 1500 {
-                        #expect(
-                            (view?.messageStamp != nil) == (error == nil && view != nil), "\(url.lastPathComponent)")
-                    } else {
-                        #expect(view?.messageStamp == nil)
-                    }
+                    let kept = Self.remembered(view, error, length: bytes.count)
+                    #expect((view?.messageStamp != nil) == kept, "\(url.lastPathComponent): \(bytes.count) bytes")
+                    stamps.append(view?.messageStamp)
+                }
+                // Recalled, not kept again (keeping gives a new stamp).
+                #expect(stamps[0] == stamps[1], "\(url.lastPathComponent)")
+            }
+        }
+    }
+
+    @Test("a message too long to remember is checked afresh each time, with the same result")
+    func tooLongToRemember() {
+        // fragmented.pcap's mDNS responses are reassembled from IP fragments: over 1500 bytes.
+        let url = InPlaceSupport.repoRoot.appendingPathComponent("captures/fragmented.pcap")
+        let long = Self.messages(url).filter { $0.bytes.count > DNSMessageMemo.maximumLength }
+        #expect(!long.isEmpty, "fragmented.pcap has no message too long to remember")
+        let index = DNSMessageIndex()
+        for (bytes, base) in long {
+            bytes.withUnsafeBytes { raw in
+                let fresh = DNSMessageView.check(ByteCursor(raw, base: base))
+                #expect(fresh.error == nil && fresh.view != nil, "a reassembled message did not check")
+                for _ in 0..<3 {
+                    let (view, error) = DNSMessageView.check(ByteCursor(raw, base: base), index: index)
+                    #expect(view?.messageStamp == nil)
+                    #expect(error == fresh.error)
+                    #expect(view.map(ViewSummary.init) == fresh.view.map(ViewSummary.init))
                 }
             }
         }
