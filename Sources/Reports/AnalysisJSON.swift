@@ -32,7 +32,7 @@ public enum AnalysisJSON {
         w.beginObject()
         w.int(AnalysisReport.schemaVersion, "schemaVersion")
         w.string("castscope", "generator")
-        w.rawNumber(milliseconds(r.sessionGapSeconds * 1000), "sessionGapMs")
+        w.milliseconds(r.sessionGapSeconds * 1000, "sessionGapMs")
         w.bool(r.merged, "merged")
         verdict(Verdict(r), r.findings, &w)
         w.beginArray("captures")
@@ -49,8 +49,8 @@ public enum AnalysisJSON {
             w.int(c.protectedWiFiFrames, "protectedWiFiFrames")
             w.int(c.undecodableFrames, "undecodableFrames")
             w.bool(c.truncated, "truncated")
-            w.string(c.start.map(TimeFormat.rfc3339Micro), "start")
-            w.string(c.end.map(TimeFormat.rfc3339Micro), "end")
+            w.timestamp(c.start, "start")
+            w.timestamp(c.end, "end")
             captureFileFields(c, &w)
             w.endObject()
         }
@@ -98,14 +98,14 @@ public enum AnalysisJSON {
         for q in r.queries {
             w.beginObject()
             w.string(q.client.description, "client")
-            w.string(TimeFormat.rfc3339Micro(q.time), "time")
+            w.timestamp(q.time, "time")
             frame(q.frame, "frame", &w)
             strings(q.names, "names", &w)
             w.beginArray("answered")
             for a in q.answered {
                 w.beginObject()
                 w.string(a.deviceID, "deviceId")
-                w.rawNumber(milliseconds(a.delayMs), "delayMs")
+                w.milliseconds(a.delayMs, "delayMs")
                 frame(a.frame, "frame", &w)
                 if a.unicast { w.bool(true, "unicast") }
                 w.endObject()
@@ -199,9 +199,9 @@ public enum AnalysisJSON {
         w.beginObject("txt")
         for (k, v) in d.txt { w.string(v, k) }
         w.endObject()
-        w.string(TimeFormat.rfc3339Micro(d.firstSeen), "firstSeen")
-        w.string(TimeFormat.rfc3339Micro(d.lastSeen), "lastSeen")
-        w.string(d.leftAt.map(TimeFormat.rfc3339Micro), "leftAt")
+        w.timestamp(d.firstSeen, "firstSeen")
+        w.timestamp(d.lastSeen, "lastSeen")
+        w.timestamp(d.leftAt, "leftAt")
         strings(d.via, "via", &w)
         w.beginObject("ttls")
         for (type, values) in d.ttls {
@@ -230,9 +230,9 @@ public enum AnalysisJSON {
         w.string(dial.usn, "usn")
         w.string(dial.server, "server")
         w.string(dial.address.description, "address")
-        w.string(TimeFormat.rfc3339Micro(dial.firstSeen), "firstSeen")
-        w.string(TimeFormat.rfc3339Micro(dial.lastSeen), "lastSeen")
-        w.string(dial.leftAt.map(TimeFormat.rfc3339Micro), "leftAt")
+        w.timestamp(dial.firstSeen, "firstSeen")
+        w.timestamp(dial.lastSeen, "lastSeen")
+        w.timestamp(dial.leftAt, "leftAt")
         frame(dial.firstFrame, "firstFrame", &w)
         w.bool(dial.hasCastLocation, "castLocation")
         w.int(dial.answers, "answers")
@@ -251,16 +251,16 @@ public enum AnalysisJSON {
         w.int(c.qmQuestions, "qmQuestions")
         strings(c.appIDsQueried, "appIdsQueried", &w)
         w.bool(c.mediaCriterionQueried, "mediaCriterion")
-        w.string(c.firstQuery.map(TimeFormat.rfc3339Micro), "firstQuery")
-        w.string(c.lastQuery.map(TimeFormat.rfc3339Micro), "lastQuery")
+        w.timestamp(c.firstQuery, "firstQuery")
+        w.timestamp(c.lastQuery, "lastQuery")
         frame(c.firstQueryFrame, "firstQueryFrame", &w)
         w.bool(c.legacyUnicast, "legacyUnicast")
         w.int(c.dialSearches, "dialSearches")
-        w.string(c.firstDialSearch.map(TimeFormat.rfc3339Micro), "firstDialSearch")
+        w.timestamp(c.firstDialSearch, "firstDialSearch")
         w.string(c.dialUserAgent, "dialUserAgent")
         w.int(c.dialSearchesAnswered, "dialSearchesAnswered")
         w.beginArray("intervalsMs")
-        for i in c.intervalsMs { w.rawNumber(milliseconds(i)) }
+        for i in c.intervalsMs { w.milliseconds(i) }
         w.endArray()
         w.bool(c.followsDoubling, "followsDoubling")
         w.int(c.sessions, "sessions")
@@ -271,7 +271,7 @@ public enum AnalysisJSON {
             w.string(q.name, "name")
             w.string(q.type, "type")
             w.string(q.server.description, "server")
-            w.string(TimeFormat.rfc3339Micro(q.time), "time")
+            w.timestamp(q.time, "time")
             frame(q.frame, "frame", &w)
             w.string(q.answer, "answer")
             frame(q.answerFrame, "answerFrame", &w)
@@ -293,7 +293,7 @@ public enum AnalysisJSON {
         w.beginObject()
         w.string(l.client.description, "client")
         w.string(l.deviceID, "deviceId")
-        w.string(TimeFormat.rfc3339Micro(l.sessionStart), "sessionStart")
+        w.timestamp(l.sessionStart, "sessionStart")
         frame(l.sessionStartFrame, "sessionStartFrame", &w)
         w.rawNumber(l.firstAnswerMs.map(milliseconds) ?? "null", "firstAnswerMs")
         frame(l.firstAnswerFrame, "firstAnswerFrame", &w)
@@ -322,10 +322,10 @@ public enum AnalysisJSON {
         }
         w.beginObject(key)
         w.int(s.count, "count")
-        w.rawNumber(milliseconds(s.min), "min")
-        w.rawNumber(milliseconds(s.p50), "p50")
-        w.rawNumber(milliseconds(s.p90), "p90")
-        w.rawNumber(milliseconds(s.max), "max")
+        w.milliseconds(s.min, "min")
+        w.milliseconds(s.p50, "p50")
+        w.milliseconds(s.p90, "p90")
+        w.milliseconds(s.max, "max")
         w.endObject()
     }
 
@@ -355,15 +355,20 @@ public enum AnalysisJSON {
 
     /// A millisecond value with 3 decimals (microsecond resolution), no exponent.
     public static func milliseconds(_ ms: Double) -> String {
+        var bytes: [UInt8] = []
+        appendMilliseconds(ms, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``milliseconds(_:)``'s text to UTF-8 `bytes`.
+    static func appendMilliseconds(_ ms: Double, to bytes: inout [UInt8]) {
         // Clamped so that no value (a timestamp far off in a hostile capture) can overflow.
         let micro = Int64(Swift.min(Swift.max((ms * 1000).rounded(), -9e18), 9e18))
-        var d = TimeFormat.Digits()
-        if micro < 0 { d.append(0x2D) }
+        if micro < 0 { bytes.append(0x2D) }
         let m = Int64(micro.magnitude)
-        d.append(m / 1000, width: 1)
-        d.append(0x2E)
-        d.append(m % 1000, width: 3)
-        return d.string
+        TimeFormat.appendDecimal(m / 1000, width: 1, to: &bytes)
+        bytes.append(0x2E)
+        TimeFormat.appendDecimal(m % 1000, width: 3, to: &bytes)
     }
 
 }

@@ -1,3 +1,5 @@
+import WireFormat
+
 /// A small streaming JSON writer that keeps key order (the output is a documented contract,
 /// and a stable order keeps golden files and diffs readable).
 public struct JSONWriter {
@@ -11,6 +13,8 @@ public struct JSONWriter {
     private var buffer = JSONBytes()
     private var first: [Bool] = [true]
     private var afterKey = false
+    /// Room for a number or a timestamp being formatted (reused, not allocated per value).
+    private var scratch: [UInt8] = []
     /// Indented output: two spaces per level, one member or element per line, `": "` after
     /// keys, empty containers as `{}` and `[]`.
     public let pretty: Bool
@@ -119,6 +123,30 @@ public struct JSONWriter {
         beginValue()
         var text = text
         text.withUTF8 { out.append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Writes a timestamp as ``TimeFormat/rfc3339Micro(_:)`` writes it, digits straight into
+    /// the text (no `String` made: the report has one per query).
+    mutating func timestamp(_ t: Timestamp?, _ key: String? = nil) {
+        if let key { self.key(key) }
+        beginValue()
+        guard let t else { return out.append(Self.null) }
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(0x22)
+        TimeFormat.appendRFC3339Micro(t, to: &scratch)
+        scratch.append(0x22)
+        let b = out
+        scratch.withUnsafeBytes { b.append($0) }
+    }
+
+    /// Writes a number as ``AnalysisJSON/milliseconds(_:)`` formats it, without a `String`.
+    mutating func milliseconds(_ ms: Double, _ key: String? = nil) {
+        if let key { self.key(key) }
+        beginValue()
+        scratch.removeAll(keepingCapacity: true)
+        AnalysisJSON.appendMilliseconds(ms, to: &scratch)
+        let b = out
+        scratch.withUnsafeBytes { b.append($0) }
     }
 
     private static let null: [UInt8] = Array("null".utf8)

@@ -35,6 +35,8 @@ public final class DNSMessageIndex {
     public static let capacity = 64
     let questions: UnsafeMutablePointer<DNSQuestionView>
     let records: UnsafeMutablePointer<DNSRecordView>
+    /// The last few distinct messages checked with it, not to be checked again.
+    var memo = DNSMessageMemo()
 
     public init() {
         questions = .allocate(capacity: Self.capacity)
@@ -67,12 +69,17 @@ public struct DNSMessageView {
     public let flags: UInt16
     /// Questions and records of each section (question, answer, authority, additional) that
     /// decoded before the first fault.
-    public private(set) var decodedCounts: (Int, Int, Int, Int) = (0, 0, 0, 0)
+    public internal(set) var decodedCounts: (Int, Int, Int, Int) = (0, 0, 0, 0)
     /// Offsets where the question section and each record section start.
     var sectionStarts: (Int, Int, Int, Int) = (12, 12, 12, 12)
     /// The questions and records as found by the check, when they all fitted in the index.
     var indexedQuestions: UnsafePointer<DNSQuestionView>?
     var indexedRecords: UnsafePointer<DNSRecordView>?
+    /// When the check with an index found no fault (`nil` otherwise): a number that another
+    /// view has only if its message has the same bytes, all decoders of the process together,
+    /// so that a reader can remember what it made of a message by its stamp (mDNS repeats
+    /// itself: ``DNSMessageIndex`` remembers recent messages and stamps each distinct one).
+    public internal(set) var messageStamp: UInt64?
 
     /// QR: this is a response.
     public var isResponse: Bool { flags & 0x8000 != 0 }
@@ -93,6 +100,20 @@ public struct DNSMessageView {
     public static func check(_ message: ByteCursor, index: DNSMessageIndex? = nil) -> (
         view: DNSMessageView?, error: DecodeError?
     ) {
+        // A message equal to one checked lately with the same index gets that check's result.
+        guard let index, let hash = DNSMessageMemo.hash(message.bytes) else { return checkAll(message, index: index) }
+        if let view = index.memo.recall(message, hash: hash, into: index) { return (view, nil) }
+        let (checked, error) = checkAll(message, index: index)
+        guard error == nil, var view = checked, view.indexedQuestions != nil, view.indexedRecords != nil else {
+            return (checked, error)
+        }
+        view.messageStamp = index.memo.keep(view, hash: hash, index: index)
+        return (view, nil)
+    }
+
+    /// Checks `message` from its first byte (``check(_:index:)`` without the memo).
+    static func checkAll(_ message: ByteCursor, index: DNSMessageIndex?) -> (view: DNSMessageView?, error: DecodeError?)
+    {
         var c = message
         c.offset = 0
         var counts = (0, 0, 0, 0)

@@ -35,6 +35,10 @@ public struct DiscoveryTracker {
     var reusedQuery = KeyedQuery()
     var reusedNames: [NameID] = []
     var reusedKnownAnswers: [KnownAnswer] = []
+    /// What the last few distinct messages were keyed to (Tracker-memo), and whether keying
+    /// the current query looked up a known answer's owner in vain (then it is not remembered).
+    var keyedMemo = KeyedMessageMemo()
+    var knownAnswerOwnerMissed = false
     /// The client of the last query, found again without hashing its address.
     var lastClient: (address: IPAddress, index: Int)?
     /// Instances in order of first sight, and the index of each by ``NameID`` (-1: none).
@@ -144,23 +148,19 @@ public struct DiscoveryTracker {
         if let view, packet.isUnicastDNS {
             ingestUnicastDNS(view, packet: packet, frame: frame)
         } else if let view {
-            // One scratch buffer per packet for the names expanded from the wire.
-            withUnsafeTemporaryAllocation(byteCount: MessageNames.scratchBytes, alignment: 8) { scratch in
-                var names = MessageNames(view: view, scratch: scratch)
-                if view.isResponse {
-                    // The list is reused from packet to packet (taken out while in use).
-                    var keyed: [KeyedRecord] = []
-                    swap(&keyed, &reusedRecords)
-                    keyedRecords(view, &names, into: &keyed)
-                    ingestResponse(keyed, packet: packet, frame: frame)
-                    swap(&keyed, &reusedRecords)
-                } else {
-                    var query = KeyedQuery()
-                    swap(&query, &reusedQuery)
-                    keyedQuery(view, &names, into: &query)
-                    ingestQuery(query, packet: packet, frame: frame)
-                    swap(&query, &reusedQuery)
-                }
+            if view.isResponse {
+                // The list is reused from packet to packet (taken out while in use).
+                var keyed: [KeyedRecord] = []
+                swap(&keyed, &reusedRecords)
+                key(view, into: &keyed)
+                ingestResponse(keyed, packet: packet, frame: frame)
+                swap(&keyed, &reusedRecords)
+            } else {
+                var query = KeyedQuery()
+                swap(&query, &reusedQuery)
+                key(view, into: &query)
+                ingestQuery(query, packet: packet, frame: frame)
+                swap(&query, &reusedQuery)
             }
         } else if let ssdp = packet.ssdp {
             ingestSSDP(ssdp, packet: packet, frame: frame)

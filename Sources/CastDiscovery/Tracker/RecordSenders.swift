@@ -76,13 +76,25 @@ struct LinkSources {
     static let maximumMACs = 1024
 
     private(set) var sources: [MACAddress: [IPAddress]] = [:]
-    /// The pair noted last, skipped without hashing (most packets repeat it).
-    private var last: (mac: MACAddress, address: IPAddress)?
+    /// Pairs noted lately, as raw MAC and IPv4 values (a ring of `recentCount`): noting one of
+    /// them again changes nothing, since `sources` only grows and a pair once added, or refused
+    /// for a full list or a full table, stays so. A few hosts take turns on a busy network, so
+    /// most packets are found here without hashing.
+    private var recent = [(mac: UInt64, address: UInt32)](repeating: (0, 0), count: recentCount)
+    private var recentFilled = 0
+    private var recentNext = 0
+    static let recentCount = 16
 
     mutating func note(_ packet: DiscoveryPacket) {
-        guard let mac = packet.sourceMAC, case .v4 = packet.source else { return }
-        if let last, last.mac == mac, last.address == packet.source { return }
-        last = (mac, packet.source)
+        guard let mac = packet.sourceMAC, case .v4(let v4) = packet.source else { return }
+        let seen = recent.withUnsafeBufferPointer { r in
+            for i in 0..<recentFilled where r[i].mac == mac.rawValue && r[i].address == v4.rawValue { return true }
+            return false
+        }
+        if seen { return }
+        recent[recentNext] = (mac.rawValue, v4.rawValue)
+        recentNext = (recentNext + 1) % Self.recentCount
+        recentFilled = min(recentFilled + 1, Self.recentCount)
         if var list = sources[mac] {
             guard !list.contains(packet.source), list.count < Self.addressesPerMAC else { return }
             list.append(packet.source)

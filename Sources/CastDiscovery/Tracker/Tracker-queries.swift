@@ -42,7 +42,9 @@ extension DiscoveryTracker {
             let start = n.start(of: r.nameOffset)
             var owner = n.remembered(start)
             if owner == nil {
-                owner = knownAnswerOwner(names.lookup(scratch: n.name, count: n.expand(r.nameOffset)))
+                let found = names.lookup(scratch: n.name, count: n.expand(r.nameOffset))
+                if found == nil { knownAnswerOwnerMissed = true }
+                owner = knownAnswerOwner(found)
                 if let owner { n.remember(start, owner) }
             }
             guard let owner, NameRequirement.browse.accepts(names.shape(owner)?.kind),
