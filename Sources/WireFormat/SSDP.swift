@@ -40,27 +40,43 @@ public struct SSDPMessage: Hashable, Sendable {
         // Compared over the UTF-8 bytes when both names are ASCII (the headers of real traffic):
         // lower-casing every header name for every lookup cost more than the rest of the
         // decoding (issue 14). A non-ASCII name is compared as before, fully lower-cased.
-        if Self.isASCII(name) {
-            return headers.first {
-                Self.isASCII($0.name)
-                    ? Self.equalsIgnoringASCIICase($0.name, name) : $0.name.lowercased() == name.lowercased()
+        var wanted = name
+        return wanted.withUTF8 { w -> String? in
+            guard !w.contains(where: { $0 >= 0x80 }) else {
+                let lowered = name.lowercased()
+                return headers.first { $0.name.lowercased() == lowered }?.value
+            }
+            return headers.first { h in
+                var candidate = h.name
+                switch candidate.withUTF8({ Self.compareIgnoringASCIICase($0, w) }) {
+                case .equal: return true
+                case .different: return false
+                case .notASCII: return h.name.lowercased() == name.lowercased()
+                }
             }?.value
         }
-        let wanted = name.lowercased()
-        return headers.first { $0.name.lowercased() == wanted }?.value
     }
 
-    static func isASCII(_ s: String) -> Bool { s.utf8.allSatisfy { $0 < 0x80 } }
+    /// How a header name compares with an ASCII name.
+    enum NameComparison { case equal, different, notASCII }
 
-    /// Whether two ASCII strings are equal ignoring ASCII case.
-    static func equalsIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        for (x, y) in zip(a.utf8, b.utf8) where x != y {
-            let lx = x >= 0x41 && x <= 0x5A ? x | 0x20 : x
-            let ly = y >= 0x41 && y <= 0x5A ? y | 0x20 : y
-            if lx != ly { return false }
+    /// Compares `name` with the ASCII `wanted`, ignoring ASCII case; `.notASCII` when `name` has
+    /// a non-ASCII byte (it may still lower-case to `wanted`: the Kelvin sign is `k`).
+    static func compareIgnoringASCIICase(_ name: UnsafeBufferPointer<UInt8>, _ wanted: UnsafeBufferPointer<UInt8>)
+        -> NameComparison
+    {
+        var i = 0
+        var equal = name.count == wanted.count
+        while i < name.count {
+            let x = name[i]
+            if x >= 0x80 { return .notASCII }
+            if equal {
+                let y = wanted[i]
+                if x != y && (x | 0x20 != y | 0x20 || !(0x61...0x7A).contains(x | 0x20)) { equal = false }
+            }
+            i += 1
         }
-        return true
+        return equal ? .equal : .different
     }
 
     /// `ST`: the search target (`urn:dial-multiscreen-org:service:dial:1` for DIAL).
