@@ -102,7 +102,10 @@ public final class CaptureFile {
     public var end: ReadEnd? { state.pointee.end }
     /// How far into the file reading has got, in bytes of the file (compressed bytes for a
     /// compressed file), for progress against ``fileSize``.
-    public var bytesRead: Int64? { state.pointee.buffer.source.bytesConsumed }
+    public var bytesRead: Int64? { state.pointee.buffer.bytesConsumed }
+    /// Whether a read-ahead thread was started for this file (tests).
+    var readAheadStarted: Bool { state.pointee.buffer.readAheadStarted }
+    var readAheadRunning: Bool { state.pointee.buffer.readAheadRunning }
 
     /// Allocated only once opening has succeeded: a throwing initializer does not run
     /// `deinit`, so anything allocated before a throw must be freed by hand (found by the
@@ -112,8 +115,7 @@ public final class CaptureFile {
     /// Opens a capture file.
     /// - Parameter path: a file path, or `-` for standard input.
     /// - Throws: ``PcapError`` with kind `noSuchFile`, `unreadable` or `notACapture`.
-    public init(path: String) throws(PcapError) {
-        self.path = path
+    public convenience init(path: String) throws(PcapError) {
         let operation = "open \(path == "-" ? "standard input" : path)"
         var size: Int64?
         if path != "-" {
@@ -122,13 +124,13 @@ public final class CaptureFile {
                 let code = errno
                 throw PcapError(
                     kind: code == ENOENT || code == ENOTDIR ? .noSuchFile : .unreadable, operation: operation,
-                    message: Self.errnoText(code))
+                    message: CaptureFile.errnoText(code))
             }
             if (info.st_mode & S_IFMT) == S_IFDIR {
                 throw PcapError(kind: .unreadable, operation: operation, message: "is a directory")
             }
             if access(path, R_OK) != 0 {
-                throw PcapError(kind: .unreadable, operation: operation, message: Self.errnoText(errno))
+                throw PcapError(kind: .unreadable, operation: operation, message: CaptureFile.errnoText(errno))
             }
             size = (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
         }
@@ -137,7 +139,7 @@ public final class CaptureFile {
             let code = errno
             throw PcapError(
                 kind: code == ENOENT || code == ENOTDIR ? .noSuchFile : .unreadable, operation: operation,
-                message: Self.errnoText(code))
+                message: CaptureFile.errnoText(code))
         }
         let opened: (source: any ByteSource, compression: Compression?)
         do throws(ByteSourceError) {
@@ -145,12 +147,28 @@ public final class CaptureFile {
         } catch {
             throw PcapError(kind: .notACapture, operation: operation, message: error.message)
         }
-        var buffer = RecordBuffer(source: opened.source)
+        // Only a regular file reads ahead: a read there never waits for a writer, so closing the
+        // file early (`-c N`) waits at most for one read; a pipe's could block for good.
+        var sizes = RecordBuffer.Sizes()
+        if size != nil { sizes.readAhead = .whenAvailable }
+        try self.init(
+            source: opened.source, compression: opened.compression, path: path, fileSize: path == "-" ? nil : size,
+            sizes: sizes)
+    }
+
+    /// Opens a capture read from `source` (tests give other buffer sizes and read-ahead uses).
+    init(
+        source: any ByteSource, compression: Compression? = nil, path: String, fileSize: Int64? = nil,
+        sizes: RecordBuffer.Sizes
+    ) throws(PcapError) {
+        self.path = path
+        let operation = "open \(path == "-" ? "standard input" : path)"
+        var buffer = RecordBuffer(source: source, sizes: sizes)
         let state: UnsafeMutablePointer<ReaderState>
         do throws(PcapError) {
             state = try Self.start(&buffer, operation: operation)
         } catch {
-            buffer.deallocate()
+            buffer.release()
             throw error
         }
         self.state = state
@@ -162,8 +180,8 @@ public final class CaptureFile {
         format = state.pointee.format
         isClassicPcap = format == .pcap
         nanosecondFile = isClassicPcap && state.pointee.pcapFractionScale == 1
-        compression = opened.compression
-        fileSize = path == "-" ? nil : size
+        self.compression = compression
+        self.fileSize = fileSize
     }
 
     /// Reads the file header (classic pcap) or the blocks up to the first interface (pcapng).
@@ -216,7 +234,7 @@ public final class CaptureFile {
     }
 
     deinit {
-        state.pointee.buffer.deallocate()
+        state.pointee.buffer.release()
         state.deinitialize(count: 1)
         state.deallocate()
     }
@@ -265,14 +283,15 @@ public final class CaptureFile {
         let state = self.state
         while true {
             if state.pointee.recordsRead >= state.pointee.recordLimit {
-                state.pointee.buffer.deallocate()
+                state.pointee.buffer.release()
                 return nil
             }
             let found = isClassicPcap ? state.pointee.nextPcapPacket() : state.pointee.nextPcapngPacket()
             guard let packet = found else {
-                // The file has ended: its buffer goes now, not when the last reference to the
-                // file does (every file of a merge stays open until the report is made).
-                if state.pointee.end != nil { state.pointee.buffer.deallocate() }
+                // The file has ended: its buffers (and read-ahead thread) go now, not when the
+                // last reference to the file does (every file of a merge stays open until the
+                // report is made).
+                if state.pointee.end != nil { state.pointee.buffer.release() }
                 return nil
             }
             state.pointee.count(packet)

@@ -97,6 +97,9 @@ final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
     private var compressedDecoded: Int64 = 0
     private var decompressed: Int64 = 0
 
+    /// The output between two checks of the limit: a bomb stops 4 KiB past the minimum output.
+    static var limitCheckInterval: Int { 4096 }
+
     /// Compressed bytes read from the file, less those read ahead and not yet decoded.
     var bytesConsumed: Int64 { inner.bytesConsumed - Int64(end - start) }
 
@@ -148,7 +151,14 @@ final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
                         continue
                     }
                 }
-                let room = buffer.count - produced
+                // Past the minimum output no step crosses a multiple of ``limitCheckInterval``:
+                // the limit is checked where the output reaches one, the same points however the
+                // output is asked for (a read-ahead thread asks in other sizes than the reader).
+                // Below it steps are not cut (a zstd block decoded whole, as before).
+                var room = buffer.count - produced
+                if decompressed + Int64(room) > limit.minimumOutput {
+                    room = min(room, Self.limitCheckInterval - Int(decompressed % Int64(Self.limitCheckInterval)))
+                }
                 let step = decoder.decode(
                     input.baseAddress! + start, count: end - start, into: output + produced, capacity: room)
                 start += step.consumed
@@ -164,7 +174,9 @@ final class DecompressingSource<Decoder: StreamDecoder>: ByteSource {
                     // does not would spin here forever.
                     throw ByteSourceError(message: "\(Decoder.format.rawValue) decoder stopped making progress")
                 }
-                if decompressed > limit.minimumOutput && decompressed > limit.ratio * compressedDecoded {
+                if decompressed % Int64(Self.limitCheckInterval) == 0, decompressed > limit.minimumOutput,
+                    decompressed > limit.ratio * compressedDecoded
+                {
                     throw limitError()
                 }
             }

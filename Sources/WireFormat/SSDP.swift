@@ -37,8 +37,46 @@ public struct SSDPMessage: Hashable, Sendable {
 
     /// The first header called `name` (case-insensitive), trimmed.
     public func header(_ name: String) -> String? {
-        let wanted = name.lowercased()
-        return headers.first { $0.name.lowercased() == wanted }?.value
+        // Compared over the UTF-8 bytes when both names are ASCII (the headers of real traffic):
+        // lower-casing every header name for every lookup cost more than the rest of the
+        // decoding (issue 14). A non-ASCII name is compared as before, fully lower-cased.
+        var wanted = name
+        return wanted.withUTF8 { w -> String? in
+            guard !w.contains(where: { $0 >= 0x80 }) else {
+                let lowered = name.lowercased()
+                return headers.first { $0.name.lowercased() == lowered }?.value
+            }
+            return headers.first { h in
+                var candidate = h.name
+                switch candidate.withUTF8({ Self.compareIgnoringASCIICase($0, w) }) {
+                case .equal: return true
+                case .different: return false
+                case .notASCII: return h.name.lowercased() == name.lowercased()
+                }
+            }?.value
+        }
+    }
+
+    /// How a header name compares with an ASCII name.
+    enum NameComparison { case equal, different, notASCII }
+
+    /// Compares `name` with the ASCII `wanted`, ignoring ASCII case; `.notASCII` when `name` has
+    /// a non-ASCII byte (it may still lower-case to `wanted`: the Kelvin sign is `k`).
+    static func compareIgnoringASCIICase(_ name: UnsafeBufferPointer<UInt8>, _ wanted: UnsafeBufferPointer<UInt8>)
+        -> NameComparison
+    {
+        var i = 0
+        var equal = name.count == wanted.count
+        while i < name.count {
+            let x = name[i]
+            if x >= 0x80 { return .notASCII }
+            if equal {
+                let y = wanted[i]
+                if x != y && (x | 0x20 != y | 0x20 || !(0x61...0x7A).contains(x | 0x20)) { equal = false }
+            }
+            i += 1
+        }
+        return equal ? .equal : .different
     }
 
     /// `ST`: the search target (`urn:dial-multiscreen-org:service:dial:1` for DIAL).
@@ -75,6 +113,16 @@ public struct SSDPMessage: Hashable, Sendable {
 
     /// The IP address in a URL's host part, or `nil`.
     public static func address(inURL url: String) -> IPAddress? {
+        // An ASCII URL (every real one) is cut over its UTF-8 bytes, where each byte is a
+        // character: the generic substring search took about 2,000 instructions a packet.
+        switch url.utf8.withContiguousStorageIfAvailable(asciiHost(inURL:)) ?? .notASCII {
+        case .noScheme: return nil
+        case .host(let from, let to):
+            let utf8 = url.utf8
+            return IPAddress(
+                url[utf8.index(utf8.startIndex, offsetBy: from)..<utf8.index(utf8.startIndex, offsetBy: to)])
+        case .notASCII: break
+        }
         guard let schemeEnd = url.range(of: "://") else { return nil }
         var host = url[schemeEnd.upperBound...].prefix { $0 != "/" }
         if host.hasPrefix("[") {
@@ -83,6 +131,36 @@ public struct SSDPMessage: Hashable, Sendable {
             host = host[..<colon]
         }
         return IPAddress(host)
+    }
+
+    /// Where the host part of a URL lies, found over its bytes.
+    enum HostSpan {
+        /// Not ASCII: to be cut as characters.
+        case notASCII
+        /// No `://`.
+        case noScheme
+        /// The host's byte offsets.
+        case host(Int, Int)
+    }
+
+    static func asciiHost(inURL url: UnsafeBufferPointer<UInt8>) -> HostSpan {
+        for b in url where b >= 0x80 { return .notASCII }
+        let n = url.count
+        var i = 0
+        while i + 3 <= n, !(url[i] == 0x3A && url[i + 1] == 0x2F && url[i + 2] == 0x2F) { i += 1 }
+        guard i + 3 <= n else { return .noScheme }
+        var start = i + 3
+        var end = start
+        while end < n, url[end] != 0x2F { end += 1 }
+        if start < end, url[start] == 0x5B {
+            start += 1
+            var close = start
+            while close < end, url[close] != 0x5D { close += 1 }
+            end = close
+        } else if let colon = (start..<end).last(where: { url[$0] == 0x3A }) {
+            end = colon
+        }
+        return .host(start, end)
     }
 
     /// Whether a search or answer concerns DIAL.
@@ -124,26 +202,37 @@ public struct SSDPMessage: Hashable, Sendable {
     /// Decodes an SSDP message. Lines end in CRLF (a bare LF is tolerated); headers end at the
     /// first empty line; a line without a colon is skipped.
     public static func decode(_ payload: ByteCursor) throws(DecodeError) -> SSDPMessage {
-        var lines: [ArraySlice<UInt8>] = []
-        let bytes = Array(payload.rest.bytes)
-        var start = 0
-        var headersEnded = false
-        for i in 0..<bytes.count where bytes[i] == 0x0A {
-            var end = i
-            if end > start, bytes[end - 1] == 0x0D { end -= 1 }
-            let line = bytes[start..<end]
-            start = i + 1
-            if line.isEmpty, !lines.isEmpty {
-                headersEnded = true
-                break
+        // Lines are cut and trimmed over the payload's bytes, and only names and values become
+        // strings: trimming spaces and tabs from the bytes gives the same strings as trimming
+        // them from the decoded text, since those bytes are never part of a multi-byte
+        // sequence or of what a replacement character stands for.
+        let bytes = payload.rest.bytes
+        let count = bytes.count
+        var position = 0
+        var startLine: String?
+        var headers: [(name: String, value: String)] = []
+        while position < count {
+            var lineEnd = position
+            while lineEnd < count && bytes[lineEnd] != 0x0A { lineEnd += 1 }
+            let next = lineEnd < count ? lineEnd + 1 : count
+            // A line ended by LF loses one CR; the last line without one is kept as it is.
+            if lineEnd < count, lineEnd > position, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+            let line = UnsafeRawBufferPointer(rebasing: bytes[position..<lineEnd])
+            position = next
+            if startLine == nil {
+                guard !line.isEmpty, line.contains(0x20) else {
+                    throw .invalid(offset: payload.position, field: .ssdpNotText)
+                }
+                startLine = text(line)
+                continue
             }
-            lines.append(line)
+            if line.isEmpty { break }  // the end of the headers
+            guard let colon = line.firstIndex(of: 0x3A) else { continue }
+            let name = text(trimmed(UnsafeRawBufferPointer(rebasing: line[..<colon])))
+            let value = text(trimmed(UnsafeRawBufferPointer(rebasing: line[(colon + 1)...])))
+            headers.append((name, value))
         }
-        if !headersEnded, start < bytes.count { lines.append(bytes[start...]) }
-        guard let first = lines.first, !first.isEmpty, first.contains(0x20) else {
-            throw .invalid(offset: payload.position, field: .ssdpNotText)
-        }
-        let startLine = text(first)
+        guard let startLine else { throw .invalid(offset: payload.position, field: .ssdpNotText) }
         var kind = Kind.other
         var status: Int?
         if startLine.hasPrefix("M-SEARCH ") {
@@ -155,31 +244,20 @@ public struct SSDPMessage: Hashable, Sendable {
             let parts = startLine.split(separator: " ")
             if parts.count >= 2 { status = Int(parts[1]) }
         }
-        var headers: [(name: String, value: String)] = []
-        for line in lines.dropFirst() {
-            if line.isEmpty { break }
-            guard let colon = line.firstIndex(of: 0x3A) else { continue }
-            let name = text(line[line.startIndex..<colon]).trimmingSpaces
-            let value = text(line[line.index(after: colon)...]).trimmingSpaces
-            headers.append((name, value))
-        }
         return SSDPMessage(kind: kind, startLine: startLine, status: status, headers: headers)
     }
 
-    static func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
-}
-
-extension String {
-    var trimmingSpaces: String {
-        let scalars = unicodeScalars
-        var s = scalars.startIndex
-        var e = scalars.endIndex
-        while s < e, scalars[s] == " " || scalars[s] == "\t" { s = scalars.index(after: s) }
-        while e > s, scalars[scalars.index(before: e)] == " " || scalars[scalars.index(before: e)] == "\t" {
-            e = scalars.index(before: e)
-        }
-        return String(scalars[s..<e])
+    /// `bytes` without the spaces and tabs at either end.
+    static func trimmed(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        var s = 0
+        var e = bytes.count
+        while s < e, bytes[s] == 0x20 || bytes[s] == 0x09 { s += 1 }
+        while e > s, bytes[e - 1] == 0x20 || bytes[e - 1] == 0x09 { e -= 1 }
+        return UnsafeRawBufferPointer(rebasing: bytes[s..<e])
     }
+
+    static func text(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }
+
 }
 
 extension StringProtocol {
