@@ -152,14 +152,16 @@ public struct DiscoveryTracker {
                 // The list is reused from packet to packet (taken out while in use).
                 var keyed: [KeyedRecord] = []
                 swap(&keyed, &reusedRecords)
-                key(view, into: &keyed)
+                let lent = key(view, into: &keyed)
                 ingestResponse(keyed, packet: packet, frame: frame)
+                if let lent { keyedMemo.giveBack(lent, records: &keyed) }
                 swap(&keyed, &reusedRecords)
             } else {
                 var query = KeyedQuery()
                 swap(&query, &reusedQuery)
-                key(view, into: &query)
+                let lent = key(view, into: &query)
                 ingestQuery(query, packet: packet, frame: frame)
+                if let lent { keyedMemo.giveBack(lent, query: &query) }
                 swap(&query, &reusedQuery)
             }
         } else if let ssdp = packet.ssdp {

@@ -36,30 +36,36 @@ struct KeyedMessageMemo {
         return entries.withUnsafeBufferPointer { all in all[slot].stamp == stamp ? slot : nil }
     }
 
-    /// Copies the records remembered in `slot` into `keyed`, their TXT rdata in `view`.
+    /// Lends the records remembered in `slot` to `keyed` (the arrays swapped, nothing copied),
+    /// their TXT rdata pointed into `view`; ``giveBack(_:records:)`` returns them.
     @inline(__always)
-    func recallRecords(_ slot: Int, _ view: DNSMessageView, into keyed: inout [DiscoveryTracker.KeyedRecord]) {
-        keyed.removeAll(keepingCapacity: true)
-        entries.withUnsafeBufferPointer { all in
-            keyed.append(contentsOf: all[slot].records)
-            let base = view.message.bytes.baseAddress!
+    mutating func lendRecords(_ slot: Int, _ view: DNSMessageView, to keyed: inout [DiscoveryTracker.KeyedRecord]) {
+        let base = view.message.bytes.baseAddress!
+        entries.withUnsafeMutableBufferPointer { all in
+            swap(&all[slot].records, &keyed)
             for t in all[slot].txt {
                 keyed[t.record].txt = .wire(UnsafeRawBufferPointer(start: base + t.offset, count: t.count))
             }
         }
     }
 
-    /// Copies the query remembered in `slot` into `query`.
+    /// Takes back the records lent from `slot`, and gives `keyed` its own array again.
     @inline(__always)
-    func recallQuery(_ slot: Int, into query: inout DiscoveryTracker.KeyedQuery) {
-        entries.withUnsafeBufferPointer { all in
-            // Read in place (a copy of the entry's query would retain its arrays).
-            query.isProbe = all[slot].query.isProbe
-            query.questions.removeAll(keepingCapacity: true)
-            query.questions.append(contentsOf: all[slot].query.questions)
-            query.knownAnswers.removeAll(keepingCapacity: true)
-            query.knownAnswers.append(contentsOf: all[slot].query.knownAnswers)
-        }
+    mutating func giveBack(_ slot: Int, records keyed: inout [DiscoveryTracker.KeyedRecord]) {
+        entries.withUnsafeMutableBufferPointer { all in swap(&all[slot].records, &keyed) }
+    }
+
+    /// Lends the query remembered in `slot` to `query` (swapped, nothing copied);
+    /// ``giveBack(_:query:)`` returns it.
+    @inline(__always)
+    mutating func lendQuery(_ slot: Int, to query: inout DiscoveryTracker.KeyedQuery) {
+        entries.withUnsafeMutableBufferPointer { all in swap(&all[slot].query, &query) }
+    }
+
+    /// Takes back the query lent from `slot`, and gives `query` its own arrays again.
+    @inline(__always)
+    mutating func giveBack(_ slot: Int, query: inout DiscoveryTracker.KeyedQuery) {
+        entries.withUnsafeMutableBufferPointer { all in swap(&all[slot].query, &query) }
     }
 
     /// Remembers the records keyed from `view`.
@@ -103,9 +109,12 @@ struct KeyedMessageMemo {
 
 extension DiscoveryTracker {
     /// The records of response `view`, keyed from memory when an equal message was keyed before.
-    mutating func key(_ view: DNSMessageView, into keyed: inout [KeyedRecord]) {
+    /// - Returns: the memo slot whose records `keyed` then holds on loan (to be given back with
+    ///   ``KeyedMessageMemo/giveBack(_:records:)`` once used), or `nil`.
+    mutating func key(_ view: DNSMessageView, into keyed: inout [KeyedRecord]) -> Int? {
         if let slot = keyedMemo.find(view) {
-            return keyedMemo.recallRecords(slot, view, into: &keyed)
+            keyedMemo.lendRecords(slot, view, to: &keyed)
+            return slot
         }
         let namesDropped = drops.names
         // One scratch buffer per message for the names expanded from the wire.
@@ -116,12 +125,16 @@ extension DiscoveryTracker {
         if let stamp = view.messageStamp, drops.names == namesDropped {
             keyedMemo.keep(view, stamp: stamp, records: keyed)
         }
+        return nil
     }
 
     /// Query `view` keyed, from memory when an equal message was keyed before.
-    mutating func key(_ view: DNSMessageView, into query: inout KeyedQuery) {
+    /// - Returns: the memo slot whose query `query` then holds on loan (to be given back with
+    ///   ``KeyedMessageMemo/giveBack(_:query:)`` once used), or `nil`.
+    mutating func key(_ view: DNSMessageView, into query: inout KeyedQuery) -> Int? {
         if let slot = keyedMemo.find(view) {
-            return keyedMemo.recallQuery(slot, into: &query)
+            keyedMemo.lendQuery(slot, to: &query)
+            return slot
         }
         let namesDropped = drops.names
         knownAnswerOwnerMissed = false
@@ -132,5 +145,6 @@ extension DiscoveryTracker {
         if let stamp = view.messageStamp, drops.names == namesDropped, !knownAnswerOwnerMissed {
             keyedMemo.keep(view, stamp: stamp, query: query)
         }
+        return nil
     }
 }
