@@ -4,31 +4,31 @@ public struct DNSRecordType: RawRepresentable, Hashable, Sendable, CustomStringC
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 
     /// IPv4 host address, 1.
-    public static let a = DNSRecordType(rawValue: 1)
+    @inlinable public static var a: DNSRecordType { DNSRecordType(rawValue: 1) }
     /// Name server, 2.
-    public static let ns = DNSRecordType(rawValue: 2)
+    @inlinable public static var ns: DNSRecordType { DNSRecordType(rawValue: 2) }
     /// Canonical name, 5.
-    public static let cname = DNSRecordType(rawValue: 5)
+    @inlinable public static var cname: DNSRecordType { DNSRecordType(rawValue: 5) }
     /// Start of authority, 6.
-    public static let soa = DNSRecordType(rawValue: 6)
+    @inlinable public static var soa: DNSRecordType { DNSRecordType(rawValue: 6) }
     /// Domain name pointer, 12 (DNS-SD service instance enumeration).
-    public static let ptr = DNSRecordType(rawValue: 12)
+    @inlinable public static var ptr: DNSRecordType { DNSRecordType(rawValue: 12) }
     /// Host information, 13 (CPU and OS strings).
-    public static let hinfo = DNSRecordType(rawValue: 13)
+    @inlinable public static var hinfo: DNSRecordType { DNSRecordType(rawValue: 13) }
     /// Mail exchange, 15.
-    public static let mx = DNSRecordType(rawValue: 15)
+    @inlinable public static var mx: DNSRecordType { DNSRecordType(rawValue: 15) }
     /// Text strings, 16 (DNS-SD key=value metadata).
-    public static let txt = DNSRecordType(rawValue: 16)
+    @inlinable public static var txt: DNSRecordType { DNSRecordType(rawValue: 16) }
     /// IPv6 host address, 28.
-    public static let aaaa = DNSRecordType(rawValue: 28)
+    @inlinable public static var aaaa: DNSRecordType { DNSRecordType(rawValue: 28) }
     /// Service location, 33 (host and port of a DNS-SD instance).
-    public static let srv = DNSRecordType(rawValue: 33)
+    @inlinable public static var srv: DNSRecordType { DNSRecordType(rawValue: 33) }
     /// EDNS(0) pseudo-record, 41.
-    public static let opt = DNSRecordType(rawValue: 41)
+    @inlinable public static var opt: DNSRecordType { DNSRecordType(rawValue: 41) }
     /// Next secure, 47 (mDNS negative responses).
-    public static let nsec = DNSRecordType(rawValue: 47)
+    @inlinable public static var nsec: DNSRecordType { DNSRecordType(rawValue: 47) }
     /// Any type, 255 (questions only; mDNS probes).
-    public static let any = DNSRecordType(rawValue: 255)
+    @inlinable public static var any: DNSRecordType { DNSRecordType(rawValue: 255) }
 
     /// The mnemonic, or `TYPE<n>` (RFC 3597) for unknown types.
     public var description: String {
@@ -59,9 +59,9 @@ public struct DNSClass: RawRepresentable, Hashable, Sendable, CustomStringConver
     public var rawValue: UInt16
     public init(rawValue: UInt16) { self.rawValue = rawValue }
     /// Internet, 1.
-    public static let internet = DNSClass(rawValue: 1)
+    @inlinable public static var internet: DNSClass { DNSClass(rawValue: 1) }
     /// Any class, 255.
-    public static let any = DNSClass(rawValue: 255)
+    @inlinable public static var any: DNSClass { DNSClass(rawValue: 255) }
 
     /// `IN`, `CH`, `HS`, `ANY`, or `CLASS<n>`.
     public var description: String {

@@ -3,23 +3,23 @@ public struct IPProtocol: RawRepresentable, Hashable, Sendable {
     public var rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// IPv6 hop-by-hop options, 0.
-    public static let hopByHop = IPProtocol(rawValue: 0)
+    @inlinable public static var hopByHop: IPProtocol { IPProtocol(rawValue: 0) }
     /// TCP, 6.
-    public static let tcp = IPProtocol(rawValue: 6)
+    @inlinable public static var tcp: IPProtocol { IPProtocol(rawValue: 6) }
     /// UDP, 17.
-    public static let udp = IPProtocol(rawValue: 17)
+    @inlinable public static var udp: IPProtocol { IPProtocol(rawValue: 17) }
     /// IPv6 routing header, 43.
-    public static let routing = IPProtocol(rawValue: 43)
+    @inlinable public static var routing: IPProtocol { IPProtocol(rawValue: 43) }
     /// IPv6 fragment header, 44.
-    public static let fragment = IPProtocol(rawValue: 44)
+    @inlinable public static var fragment: IPProtocol { IPProtocol(rawValue: 44) }
     /// Authentication header, 51.
-    public static let authentication = IPProtocol(rawValue: 51)
+    @inlinable public static var authentication: IPProtocol { IPProtocol(rawValue: 51) }
     /// ICMPv6, 58.
-    public static let icmpv6 = IPProtocol(rawValue: 58)
+    @inlinable public static var icmpv6: IPProtocol { IPProtocol(rawValue: 58) }
     /// IPv6 "no next header", 59.
-    public static let noNextHeader = IPProtocol(rawValue: 59)
+    @inlinable public static var noNextHeader: IPProtocol { IPProtocol(rawValue: 59) }
     /// IPv6 destination options, 60.
-    public static let destinationOptions = IPProtocol(rawValue: 60)
+    @inlinable public static var destinationOptions: IPProtocol { IPProtocol(rawValue: 60) }
 }
 
 /// Where a packet sits in a fragmented datagram.

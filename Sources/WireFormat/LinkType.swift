@@ -8,33 +8,33 @@ public struct LinkType: RawRepresentable, Hashable, Sendable, CustomStringConver
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// BSD loopback: a 4-byte address family in the capturing host's byte order. `DLT_NULL`.
-    public static let null = LinkType(rawValue: 0)
+    @inlinable public static var null: LinkType { LinkType(rawValue: 0) }
     /// Ethernet II / 802.3. `DLT_EN10MB`.
-    public static let ethernet = LinkType(rawValue: 1)
+    @inlinable public static var ethernet: LinkType { LinkType(rawValue: 1) }
     /// Raw IP, version taken from the first nibble. `DLT_RAW` on most systems.
-    public static let raw = LinkType(rawValue: 12)
+    @inlinable public static var raw: LinkType { LinkType(rawValue: 12) }
     /// Raw IP as `DLT_RAW` is numbered on OpenBSD.
-    public static let rawOpenBSD = LinkType(rawValue: 14)
+    @inlinable public static var rawOpenBSD: LinkType { LinkType(rawValue: 14) }
     /// Raw IP as stored in files (`LINKTYPE_RAW`).
-    public static let rawFile = LinkType(rawValue: 101)
+    @inlinable public static var rawFile: LinkType { LinkType(rawValue: 101) }
     /// IEEE 802.11 without a radio header. `DLT_IEEE802_11`.
-    public static let ieee80211 = LinkType(rawValue: 105)
+    @inlinable public static var ieee80211: LinkType { LinkType(rawValue: 105) }
     /// OpenBSD loopback: a 4-byte address family in network byte order. `DLT_LOOP`.
-    public static let loop = LinkType(rawValue: 108)
+    @inlinable public static var loop: LinkType { LinkType(rawValue: 108) }
     /// Linux cooked capture v1 (`tcpdump -i any` before libpcap 1.10). `DLT_LINUX_SLL`.
-    public static let linuxSLL = LinkType(rawValue: 113)
+    @inlinable public static var linuxSLL: LinkType { LinkType(rawValue: 113) }
     /// 802.11 with a radiotap header. `DLT_IEEE802_11_RADIO`.
-    public static let radiotap = LinkType(rawValue: 127)
+    @inlinable public static var radiotap: LinkType { LinkType(rawValue: 127) }
     /// Apple PKTAP as produced live on Darwin (`DLT_USER2`).
-    public static let pktapLive = LinkType(rawValue: 149)
+    @inlinable public static var pktapLive: LinkType { LinkType(rawValue: 149) }
     /// Raw IPv4. `DLT_IPV4`.
-    public static let ipv4 = LinkType(rawValue: 228)
+    @inlinable public static var ipv4: LinkType { LinkType(rawValue: 228) }
     /// Raw IPv6. `DLT_IPV6`.
-    public static let ipv6 = LinkType(rawValue: 229)
+    @inlinable public static var ipv6: LinkType { LinkType(rawValue: 229) }
     /// Apple PKTAP as stored in files (`LINKTYPE_PKTAP`).
-    public static let pktap = LinkType(rawValue: 258)
+    @inlinable public static var pktap: LinkType { LinkType(rawValue: 258) }
     /// Linux cooked capture v2 (`tcpdump -i any`, libpcap ≥ 1.10). `DLT_LINUX_SLL2`.
-    public static let linuxSLL2 = LinkType(rawValue: 276)
+    @inlinable public static var linuxSLL2: LinkType { LinkType(rawValue: 276) }
 
     /// Every link type CastScope decodes.
     public static let supported: [LinkType] = [
@@ -73,19 +73,19 @@ public struct EtherType: RawRepresentable, Hashable, Sendable {
     public var rawValue: UInt16
     public init(rawValue: UInt16) { self.rawValue = rawValue }
     /// IPv4, 0x0800.
-    public static let ipv4 = EtherType(rawValue: 0x0800)
+    @inlinable public static var ipv4: EtherType { EtherType(rawValue: 0x0800) }
     /// ARP, 0x0806.
-    public static let arp = EtherType(rawValue: 0x0806)
+    @inlinable public static var arp: EtherType { EtherType(rawValue: 0x0806) }
     /// IPv6, 0x86DD.
-    public static let ipv6 = EtherType(rawValue: 0x86DD)
+    @inlinable public static var ipv6: EtherType { EtherType(rawValue: 0x86DD) }
     /// 802.1Q customer VLAN tag, 0x8100.
-    public static let vlan = EtherType(rawValue: 0x8100)
+    @inlinable public static var vlan: EtherType { EtherType(rawValue: 0x8100) }
     /// 802.1ad service VLAN tag (QinQ), 0x88A8.
-    public static let qinq = EtherType(rawValue: 0x88A8)
+    @inlinable public static var qinq: EtherType { EtherType(rawValue: 0x88A8) }
     /// Pre-standard QinQ tag, 0x9100.
-    public static let qinqLegacy = EtherType(rawValue: 0x9100)
+    @inlinable public static var qinqLegacy: EtherType { EtherType(rawValue: 0x9100) }
     /// Not an EtherType: used for frames whose network layer is not known.
-    public static let none = EtherType(rawValue: 0)
+    @inlinable public static var none: EtherType { EtherType(rawValue: 0) }
 
     /// Whether this is a VLAN tag protocol identifier.
     public var isVLANTag: Bool { self == .vlan || self == .qinq || self == .qinqLegacy }
