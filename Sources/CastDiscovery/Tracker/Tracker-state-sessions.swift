@@ -45,7 +45,9 @@ extension DiscoveryTracker {
         /// A PTR answer naming instance `id`.
         @inline(__always)
         mutating func sawAnswer(_ id: NameID, time: Timestamp, frame: FrameRef, budget: inout Int) -> Bool {
-            progress.modify(id, budget: &budget, default: { SessionProgress() }) { p in
+            // Looked up first without writing: a repeated answer changes nothing.
+            if progress[id]?.firstAnswer != nil { return true }
+            return progress.modify(id, budget: &budget, default: { SessionProgress() }) { p in
                 if p.firstAnswer == nil { p.firstAnswer = (time, frame) }
             }
         }
@@ -55,7 +57,8 @@ extension DiscoveryTracker {
         mutating func sawSRV(
             _ id: NameID, target: NameID, time: Timestamp, frame: FrameRef, budget: inout Int
         ) -> Bool {
-            progress.modify(id, budget: &budget, default: { SessionProgress() }) { p in
+            if progress[id]?.srv != nil { return true }
+            return progress.modify(id, budget: &budget, default: { SessionProgress() }) { p in
                 if p.srv == nil { p.srv = (time, frame, target) }
             }
         }
@@ -63,7 +66,8 @@ extension DiscoveryTracker {
         /// The TXT record of instance `id`.
         @inline(__always)
         mutating func sawTXT(_ id: NameID, time: Timestamp, frame: FrameRef, budget: inout Int) -> Bool {
-            progress.modify(id, budget: &budget, default: { SessionProgress() }) { p in
+            if progress[id]?.txt != nil { return true }
+            return progress.modify(id, budget: &budget, default: { SessionProgress() }) { p in
                 if p.txt == nil { p.txt = (time, frame) }
             }
         }
@@ -71,7 +75,8 @@ extension DiscoveryTracker {
         /// An address record of host `id`.
         @inline(__always)
         mutating func sawAddress(_ id: NameID, time: Timestamp, frame: FrameRef, budget: inout Int) -> Bool {
-            addressSeen.modify(id, budget: &budget, default: { (time, frame) }) { _ in }
+            if addressSeen[id] != nil { return true }
+            return addressSeen.modify(id, budget: &budget, default: { (time, frame) }) { _ in }
         }
     }
 
