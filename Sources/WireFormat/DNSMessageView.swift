@@ -35,17 +35,23 @@ public final class DNSMessageIndex {
     public static let capacity = 64
     let questions: UnsafeMutablePointer<DNSQuestionView>
     let records: UnsafeMutablePointer<DNSRecordView>
-    /// The last few distinct messages checked with it, not to be checked again.
-    var memo = DNSMessageMemo()
+    /// The last few distinct messages checked with it, not to be checked again. Kept behind a
+    /// pointer: a stored property of a class is edited under a run-time exclusivity check
+    /// (`swift_beginAccess`, ~80 instructions a message), memory reached by pointer is not.
+    let memo: UnsafeMutablePointer<DNSMessageMemo>
 
     public init() {
         questions = .allocate(capacity: Self.capacity)
         records = .allocate(capacity: Self.capacity)
+        memo = .allocate(capacity: 1)
+        memo.initialize(to: DNSMessageMemo())
     }
 
     deinit {
         questions.deallocate()
         records.deallocate()
+        memo.deinitialize(count: 1)
+        memo.deallocate()
     }
 }
 
@@ -102,12 +108,12 @@ public struct DNSMessageView {
     ) {
         // A message equal to one checked lately with the same index gets that check's result.
         guard let index, let hash = DNSMessageMemo.hash(message.bytes) else { return checkAll(message, index: index) }
-        if let view = index.memo.recall(message, hash: hash, into: index) { return (view, nil) }
+        if let view = index.memo.pointee.recall(message, hash: hash, into: index) { return (view, nil) }
         let (checked, error) = checkAll(message, index: index)
         guard error == nil, var view = checked, view.indexedQuestions != nil, view.indexedRecords != nil else {
             return (checked, error)
         }
-        view.messageStamp = index.memo.keep(view, hash: hash, index: index)
+        view.messageStamp = index.memo.pointee.keep(view, hash: hash, index: index)
         return (view, nil)
     }
 
