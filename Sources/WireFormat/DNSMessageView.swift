@@ -75,9 +75,30 @@ public struct DNSMessageView {
     public let flags: UInt16
     /// Questions and records of each section (question, answer, authority, additional) that
     /// decoded before the first fault.
-    public internal(set) var decodedCounts: (Int, Int, Int, Int) = (0, 0, 0, 0)
+    public internal(set) var decodedCounts: (Int, Int, Int, Int) {
+        get { (Int(counts.0), Int(counts.1), Int(counts.2), Int(counts.3)) }
+        set {
+            counts = (
+                UInt16(truncatingIfNeeded: newValue.0), UInt16(truncatingIfNeeded: newValue.1),
+                UInt16(truncatingIfNeeded: newValue.2), UInt16(truncatingIfNeeded: newValue.3)
+            )
+        }
+    }
     /// Offsets where the question section and each record section start.
-    var sectionStarts: (Int, Int, Int, Int) = (12, 12, 12, 12)
+    var sectionStarts: (Int, Int, Int, Int) {
+        get { (Int(starts.0), Int(starts.1), Int(starts.2), Int(starts.3)) }
+        set {
+            starts = (
+                UInt32(truncatingIfNeeded: newValue.0), UInt32(truncatingIfNeeded: newValue.1),
+                UInt32(truncatingIfNeeded: newValue.2), UInt32(truncatingIfNeeded: newValue.3)
+            )
+        }
+    }
+    // Stored narrow (a count is at most its 16-bit header field, an offset is within a UDP
+    // payload), so that a view copies inline rather than through memcpy: it is passed and
+    // bound once or twice for every mDNS packet.
+    private var counts: (UInt16, UInt16, UInt16, UInt16) = (0, 0, 0, 0)
+    private var starts: (UInt32, UInt32, UInt32, UInt32) = (12, 12, 12, 12)
     /// The questions and records as found by the check, when they all fitted in the index.
     var indexedQuestions: UnsafePointer<DNSQuestionView>?
     var indexedRecords: UnsafePointer<DNSRecordView>?
