@@ -76,8 +76,12 @@ extension DiscoveryTracker {
         for q in query.questions where !names.contains(q.key) { names.append(q.key) }
         // What the client's update needs from the rest of the tracker is read first: the client
         // is then edited in place, without reading anything else meanwhile.
+        // Only subtypes the client had not asked yet are read as names (a repeated query, the
+        // common case, builds no list).
         var subtypeNames: [(key: NameID, name: DNSName)] = []
-        for q in query.questions where q.kind == .subtype { subtypeNames.append((q.key, self.names.name(q.key))) }
+        for q in query.questions where q.kind == .subtype && !clients[index].subtypeNamesAsked.contains(q.key) {
+            subtypeNames.append((q.key, self.names.name(q.key)))
+        }
         for a in query.knownAnswers
         where names.contains(a.owner) && ptrTTL(of: a.instance).map({ UInt64(a.ttl) * 2 >= UInt64($0) }) ?? false {
             listed.append(a)
