@@ -192,8 +192,14 @@ public struct DiscoveryPacket: Hashable, Sendable {
         self.ttl = ttl
         self.sourcePort = sourcePort
         self.destinationPort = destinationPort
-        self.isMDNS = true
-        self.payload = payload
+        // A payload not decoded (yet) needs no box: the decoder makes every packet this way.
+        switch payload {
+        case .mdns(nil): self.isMDNS = true
+        case .ssdp(nil): self.isMDNS = false
+        default:
+            self.isMDNS = true
+            self.payload = payload
+        }
     }
 
     /// The mDNS message, if this is mDNS and its header decoded.
