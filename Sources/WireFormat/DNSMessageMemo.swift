@@ -15,7 +15,7 @@ import Synchronization
 struct DNSMessageMemo {
     /// Remembered messages: sets of two, chosen by hash (a new message replaces the one of its
     /// set recalled least lately).
-    static let sets = 128
+    static let sets = 256
     /// Longer messages are checked every time.
     static let maximumLength = 1500
 

@@ -14,7 +14,7 @@ import WireFormat
 struct KeyedMessageMemo {
     /// Remembered messages (direct-mapped by stamp: a new message replaces the one in its
     /// slot), as many as a decoder remembers.
-    static let slots = 256
+    static let slots = 512
 
     struct Entry {
         /// 0: empty (stamps start at 1).
