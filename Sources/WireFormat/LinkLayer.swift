@@ -238,6 +238,14 @@ public enum LinkLayer {
     static func decodeEthernet(_ c: inout ByteCursor, originalLength: Int, into result: inout LinkFrame)
         throws(DecodeError)
     {
+        if decodePlainEthernet(&c, into: &result) { return }
+        try decodeAnyEthernet(&c, originalLength: originalLength, into: &result)
+    }
+
+    /// Any Ethernet frame: the raw-IP quirk, 802.3 with SNAP, VLAN tags.
+    static func decodeAnyEthernet(_ c: inout ByteCursor, originalLength: Int, into result: inout LinkFrame)
+        throws(DecodeError)
+    {
         // The iPhone rvictl quirk: a file labelled Ethernet that carries raw IP.
         if let sniffed = rawIPInsteadOfEthernet(c, originalLength: originalLength) {
             result.etherType = sniffed
@@ -254,6 +262,30 @@ public enum LinkLayer {
             return
         }
         try decodeEtherTypeChain(EtherType(rawValue: typeOrLength), &c, into: &result)
+    }
+
+    /// The common Ethernet frame, untagged IPv4 or IPv6 whose header has that version (which
+    /// rules out the raw-IP quirk, as ``rawIPInsteadOfEthernet(_:originalLength:)`` does), decoded
+    /// with one bounds check; `false`, with nothing changed, for any other frame.
+    static func decodePlainEthernet(_ c: inout ByteCursor, into result: inout LinkFrame) -> Bool {
+        if c.remaining >= 15 {
+            let b = UnsafeRawBufferPointer(rebasing: c.bytes[c.offset...])
+            let type = UInt16(bigEndian: b.loadUnaligned(fromByteOffset: 12, as: UInt16.self))
+            let version = b[14] >> 4
+            if (type == EtherType.ipv4.rawValue && version == 4) || (type == EtherType.ipv6.rawValue && version == 6) {
+                result.destinationMAC = MACAddress(
+                    rawValue: UInt64(UInt16(bigEndian: b.loadUnaligned(fromByteOffset: 0, as: UInt16.self))) << 32
+                        | UInt64(UInt32(bigEndian: b.loadUnaligned(fromByteOffset: 2, as: UInt32.self))))
+                result.sourceMAC = MACAddress(
+                    rawValue: UInt64(UInt16(bigEndian: b.loadUnaligned(fromByteOffset: 6, as: UInt16.self))) << 32
+                        | UInt64(UInt32(bigEndian: b.loadUnaligned(fromByteOffset: 8, as: UInt32.self))))
+                result.etherType = EtherType(rawValue: type)
+                c.offset &+= 14
+                result.payload = c.rest
+                return true
+            }
+        }
+        return false
     }
 
     /// Follows VLAN tags until a network-layer EtherType.
