@@ -12,28 +12,48 @@ import Synchronization
 /// are copied into the index instead of being found again. Only messages that checked without
 /// a fault are remembered (a fault's offset is frame-relative, so it depends on more than the
 /// bytes), and only short ones, so that the memory stays small and fixed.
-struct DNSMessageMemo {
+struct DNSMessageMemo: ~Copyable {
     /// Remembered messages: sets of two, chosen by hash (a new message replaces the one of its
     /// set recalled least lately).
     static let sets = 256
     /// Longer messages are checked every time.
     static let maximumLength = 1500
 
+    /// One remembered message. Its bytes, questions and records are kept in one allocation of
+    /// its own, reached by pointer: kept in arrays, every recall retained and released three of
+    /// them (~40 instructions each).
     struct Entry {
         var hash: UInt64 = 0
         /// Unique in the process for these bytes (``DNSMessageView/messageStamp``); 0: empty.
         var stamp: UInt64 = 0
         /// When it was last recalled or kept (in calls of this memo), to choose what to replace.
         var used: UInt64 = 0
-        var bytes: [UInt8] = []
         var decodedCounts = (0, 0, 0, 0)
         var sectionStarts = (0, 0, 0, 0)
-        var questions: [DNSQuestionView] = []
-        var records: [DNSRecordView] = []
+        /// The message's `length` bytes, then (8-aligned) its questions, then its records;
+        /// `capacity` bytes allocated, `nil` before the slot is first used.
+        var storage: UnsafeMutableRawPointer?
+        var capacity = 0
+        var length = 0
+        var questionCount = 0
+        var recordCount = 0
+
+        var questionsOffset: Int { (length + 7) & ~7 }
+        var recordsOffset: Int { questionsOffset + questionCount * MemoryLayout<DNSQuestionView>.stride }
+        static func size(length: Int, questions: Int, records: Int) -> Int {
+            ((length + 7) & ~7) + questions * MemoryLayout<DNSQuestionView>.stride + records
+                * MemoryLayout<DNSRecordView>.stride
+        }
     }
 
     private var entries = [Entry](repeating: Entry(), count: 2 * sets)
     private var clock: UInt64 = 0
+
+    init() {}
+
+    deinit {
+        for e in entries { e.storage?.deallocate() }
+    }
 
     /// A hash of `bytes`' length and of nine words spread over them (the comparison of a
     /// candidate reads every byte anyway); `nil` for a message too long to remember.
@@ -52,6 +72,13 @@ struct DNSMessageMemo {
         return h
     }
 
+    /// Whether `e` remembers `bytes`.
+    @inline(__always)
+    static func holds(_ e: UnsafeMutablePointer<Entry>, hash: UInt64, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard e.pointee.hash == hash, e.pointee.stamp != 0, let storage = e.pointee.storage else { return false }
+        return equal(UnsafeRawBufferPointer(start: storage, count: e.pointee.length), bytes)
+    }
+
     /// The remembered check of a message equal to `message`, its questions and records copied
     /// into `index`; `nil` when none is remembered.
     @inline(__always)
@@ -60,30 +87,30 @@ struct DNSMessageMemo {
         clock &+= 1
         let now = clock
         return entries.withUnsafeMutableBufferPointer { all -> DNSMessageView? in
-            // Read in place (a copy of an entry would retain its three arrays).
             let b = message.bytes
-            var slot = first
-            if all[first].hash != hash || !Self.equal(all[first].bytes, b) {
-                slot = first + 1
-                guard all[slot].hash == hash, Self.equal(all[slot].bytes, b) else { return nil }
+            var e = all.baseAddress! + first
+            if !Self.holds(e, hash: hash, b) {
+                e += 1
+                guard Self.holds(e, hash: hash, b) else { return nil }
             }
-            all[slot].used = now
+            e.pointee.used = now
             var c = message
             c.offset = 12
             var view = DNSMessageView(
                 message: c, id: UInt16(bigEndian: b.loadUnaligned(fromByteOffset: 0, as: UInt16.self)),
                 flags: UInt16(bigEndian: b.loadUnaligned(fromByteOffset: 2, as: UInt16.self)))
-            view.decodedCounts = all[slot].decodedCounts
-            view.sectionStarts = all[slot].sectionStarts
-            all[slot].questions.withUnsafeBufferPointer { q in
-                index.questions.update(from: q.baseAddress!, count: q.count)
-            }
-            all[slot].records.withUnsafeBufferPointer { r in
-                index.records.update(from: r.baseAddress!, count: r.count)
-            }
+            view.decodedCounts = e.pointee.decodedCounts
+            view.sectionStarts = e.pointee.sectionStarts
+            let storage = e.pointee.storage!
+            index.questions.update(
+                from: (storage + e.pointee.questionsOffset).assumingMemoryBound(to: DNSQuestionView.self),
+                count: e.pointee.questionCount)
+            index.records.update(
+                from: (storage + e.pointee.recordsOffset).assumingMemoryBound(to: DNSRecordView.self),
+                count: e.pointee.recordCount)
             view.indexedQuestions = UnsafePointer(index.questions)
             view.indexedRecords = UnsafePointer(index.records)
-            view.messageStamp = all[slot].stamp
+            view.messageStamp = e.pointee.stamp
             return view
         }
     }
@@ -98,61 +125,71 @@ struct DNSMessageMemo {
         let stamp = nextStamp.add(1, ordering: .relaxed).newValue
         clock &+= 1
         let now = clock
-        // Edited in place, so that the slot's arrays keep their capacity from message to message.
         entries.withUnsafeMutableBufferPointer { all in
             let slot = all[first].used <= all[first + 1].used ? first : first + 1
-            all[slot].hash = hash
-            all[slot].stamp = stamp
-            all[slot].used = now
-            all[slot].bytes.removeAll(keepingCapacity: true)
-            all[slot].bytes.append(contentsOf: view.message.bytes)
-            all[slot].decodedCounts = view.decodedCounts
-            all[slot].sectionStarts = view.sectionStarts
-            all[slot].questions.removeAll(keepingCapacity: true)
-            all[slot].questions.append(contentsOf: UnsafeBufferPointer(start: index.questions, count: questions))
-            all[slot].records.removeAll(keepingCapacity: true)
-            all[slot].records.append(contentsOf: UnsafeBufferPointer(start: index.records, count: records))
+            let e = all.baseAddress! + slot
+            let bytes = view.message.bytes
+            let size = Entry.size(length: bytes.count, questions: questions, records: records)
+            if e.pointee.capacity < size {
+                // Grown to the largest message the slot has held (at most 1500 bytes and 64
+                // questions and records: a few kilobytes).
+                e.pointee.storage?.deallocate()
+                e.pointee.storage = .allocate(byteCount: size, alignment: 8)
+                e.pointee.capacity = size
+            }
+            e.pointee.hash = hash
+            e.pointee.stamp = stamp
+            e.pointee.used = now
+            e.pointee.length = bytes.count
+            e.pointee.questionCount = questions
+            e.pointee.recordCount = records
+            e.pointee.decodedCounts = view.decodedCounts
+            e.pointee.sectionStarts = view.sectionStarts
+            let storage = e.pointee.storage!
+            if let base = bytes.baseAddress { storage.copyMemory(from: base, byteCount: bytes.count) }
+            (storage + e.pointee.questionsOffset).bindMemory(to: DNSQuestionView.self, capacity: questions)
+                .initialize(from: index.questions, count: questions)
+            (storage + e.pointee.recordsOffset).bindMemory(to: DNSRecordView.self, capacity: records)
+                .initialize(from: index.records, count: records)
         }
         return stamp
     }
 
     /// Whether stored bytes equal borrowed ones (32 bytes a step, one branch per step).
     @inline(__always)
-    static func equal(_ a: [UInt8], _ b: UnsafeRawBufferPointer) -> Bool {
-        guard a.count == b.count else { return false }
-        return a.withUnsafeBytes { x in
-            let n = x.count
-            var i = 0
-            while i + 32 <= n {
-                let d0 =
-                    x.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                    ^ b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                let d1 =
-                    x.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
-                    ^ b.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
-                let d2 =
-                    x.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self)
-                    ^ b.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self)
-                let d3 =
-                    x.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)
-                    ^ b.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)
-                if (d0 | d1 | d2 | d3) != 0 { return false }
-                i += 32
-            }
-            while i + 8 <= n {
-                if x.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                    != b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                {
-                    return false
-                }
-                i += 8
-            }
-            while i < n {
-                if x[i] != b[i] { return false }
-                i += 1
-            }
-            return true
+    static func equal(_ x: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard x.count == b.count else { return false }
+        let n = x.count
+        var i = 0
+        while i + 32 <= n {
+            let d0 =
+                x.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                ^ b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let d1 =
+                x.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
+                ^ b.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
+            let d2 =
+                x.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self)
+                ^ b.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self)
+            let d3 =
+                x.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)
+                ^ b.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)
+            if (d0 | d1 | d2 | d3) != 0 { return false }
+            i += 32
         }
+        while i + 8 <= n {
+            if x.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                != b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            {
+                return false
+            }
+            i += 8
+        }
+        while i < n {
+            if x[i] != b[i] { return false }
+            i += 1
+        }
+        return true
     }
 }
 
