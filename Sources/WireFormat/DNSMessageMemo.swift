@@ -40,10 +40,8 @@ struct DNSMessageMemo: ~Copyable {
 
         var questionsOffset: Int { (length + 7) & ~7 }
         var recordsOffset: Int { questionsOffset + questionCount * MemoryLayout<DNSQuestionView>.stride }
-        static func size(length: Int, questions: Int, records: Int) -> Int {
-            ((length + 7) & ~7) + questions * MemoryLayout<DNSQuestionView>.stride + records
-                * MemoryLayout<DNSRecordView>.stride
-        }
+        /// The bytes its message, questions and records need.
+        var size: Int { recordsOffset + recordCount * MemoryLayout<DNSRecordView>.stride }
     }
 
     private var entries = [Entry](repeating: Entry(), count: 2 * sets)
@@ -129,20 +127,19 @@ struct DNSMessageMemo: ~Copyable {
             let slot = all[first].used <= all[first + 1].used ? first : first + 1
             let e = all.baseAddress! + slot
             let bytes = view.message.bytes
-            let size = Entry.size(length: bytes.count, questions: questions, records: records)
-            if e.pointee.capacity < size {
-                // Grown to the largest message the slot has held (at most 1500 bytes and 64
-                // questions and records: a few kilobytes).
-                e.pointee.storage?.deallocate()
-                e.pointee.storage = .allocate(byteCount: size, alignment: 8)
-                e.pointee.capacity = size
-            }
             e.pointee.hash = hash
             e.pointee.stamp = stamp
             e.pointee.used = now
             e.pointee.length = bytes.count
             e.pointee.questionCount = questions
             e.pointee.recordCount = records
+            if e.pointee.capacity < e.pointee.size {
+                // Grown to the largest message the slot has held (at most 1500 bytes and 64
+                // questions and records: a few kilobytes).
+                e.pointee.storage?.deallocate()
+                e.pointee.storage = .allocate(byteCount: e.pointee.size, alignment: 8)
+                e.pointee.capacity = e.pointee.size
+            }
             e.pointee.decodedCounts = view.decodedCounts
             e.pointee.sectionStarts = view.sectionStarts
             let storage = e.pointee.storage!
