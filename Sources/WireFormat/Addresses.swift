@@ -10,6 +10,14 @@ public struct MACAddress: Hashable, Sendable, CustomStringConvertible, Comparabl
     /// Creates an address from its 48-bit value.
     public init(rawValue: UInt64) { self.rawValue = rawValue & 0xFFFF_FFFF_FFFF }
 
+    /// The six octets at `offset` in `bytes`, which the caller has checked hold them.
+    @inlinable
+    init(loading bytes: UnsafeRawBufferPointer, at offset: Int) {
+        let high = UInt64(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+        let low = UInt64(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 2, as: UInt32.self)))
+        self.rawValue = high << 32 | low
+    }
+
     /// Reads six octets from `cursor`.
     @inlinable
     public init(reading cursor: inout ByteCursor) throws(DecodeError) {

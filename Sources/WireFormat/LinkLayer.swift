@@ -273,12 +273,8 @@ public enum LinkLayer {
             let type = UInt16(bigEndian: b.loadUnaligned(fromByteOffset: 12, as: UInt16.self))
             let version = b[14] >> 4
             if (type == EtherType.ipv4.rawValue && version == 4) || (type == EtherType.ipv6.rawValue && version == 6) {
-                result.destinationMAC = MACAddress(
-                    rawValue: UInt64(UInt16(bigEndian: b.loadUnaligned(fromByteOffset: 0, as: UInt16.self))) << 32
-                        | UInt64(UInt32(bigEndian: b.loadUnaligned(fromByteOffset: 2, as: UInt32.self))))
-                result.sourceMAC = MACAddress(
-                    rawValue: UInt64(UInt16(bigEndian: b.loadUnaligned(fromByteOffset: 6, as: UInt16.self))) << 32
-                        | UInt64(UInt32(bigEndian: b.loadUnaligned(fromByteOffset: 8, as: UInt32.self))))
+                result.destinationMAC = MACAddress(loading: b, at: 0)
+                result.sourceMAC = MACAddress(loading: b, at: 6)
                 result.etherType = EtherType(rawValue: type)
                 c.offset &+= 14
                 result.payload = c.rest
