@@ -54,6 +54,8 @@ public struct DiscoveryTracker {
     /// The capture interface each client's first query was seen on (LINUX_SLL2), by index.
     var clientInterfaces: [UInt32?] = []
     var clientSlot: [IPAddress: Int] = [:]
+    /// The responses that reached each client's session and changed nothing (Tracker-repeats).
+    var repeats = RepeatTable()
     var dial: [String: DIALState] = [:]
     var dialOrder: [String] = []
     var events: [TrackerEvent] = []
@@ -153,7 +155,9 @@ public struct DiscoveryTracker {
                 var keyed: [KeyedRecord] = []
                 swap(&keyed, &reusedRecords)
                 let lent = key(view, into: &keyed)
-                ingestResponse(keyed, packet: packet, frame: frame)
+                // The stamp stands for these records only while the memo holds them.
+                let stamp = lent != nil || keyedMemo.find(view) != nil ? view.messageStamp : nil
+                ingestResponse(keyed, packet: packet, frame: frame, stamp: stamp)
                 if let lent { keyedMemo.giveBack(lent, records: &keyed) }
                 swap(&keyed, &reusedRecords)
             } else {

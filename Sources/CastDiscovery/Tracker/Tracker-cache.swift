@@ -69,11 +69,16 @@ extension DiscoveryTracker {
     /// Fills in, for the instances a response's PTR and SRV records brought to a client's
     /// session, the SRV, TXT and address records the client already held: they count from the
     /// session start, or from when they arrived if later.
-    /// - Returns: the records not noted for lack of pair budget.
-    mutating func recallCached(_ keyed: [KeyedRecord], client index: Int, at now: Timestamp) -> Int {
-        guard let start = clients[index].currentStart else { return 0 }
+    /// - Returns: what it added and dropped (for lack of pair budget), and `settled`: whether
+    ///   none of those instances has anything left to recall (then the same records, received
+    ///   again by an unchanged session, recall nothing whatever the caches hold).
+    mutating func recallCached(
+        _ keyed: [KeyedRecord], client index: Int, at now: Timestamp
+    ) -> (noted: ClientState.Received, settled: Bool) {
+        var result = ClientState.Received()
+        guard let start = clients[index].currentStart else { return (result, true) }
         let address = clientAddresses[index]
-        var dropped = 0
+        var settled = true
         for k in keyed where k.ttl > 0 {
             let instance: NameID
             switch k.type {
@@ -83,37 +88,34 @@ extension DiscoveryTracker {
             case .srv: instance = k.owner
             default: continue
             }
-            guard let p = clients[index].current!.progress[instance],
-                instance.index < instanceSlot.count, instanceSlot[instance.index] >= 0
-            else { continue }
+            guard let p = clients[index].current!.progress[instance] else { continue }
+            guard instance.index < instanceSlot.count, instanceSlot[instance.index] >= 0 else {
+                settled = false
+                continue
+            }
             let slot = Int(instanceSlot[instance.index])
             var target = p.srv?.target
             if target == nil, let c = instances[slot].srvCache.held(by: address, at: now), let t = c.target {
                 target = t
-                if !clients[index].current!.sawSRV(
-                    instance, target: t, time: Swift.max(c.time, start), frame: c.frame, budget: &pairBudget)
-                {
-                    dropped += 1
-                }
+                result.note(
+                    clients[index].current!.sawSRV(
+                        instance, target: t, time: Swift.max(c.time, start), frame: c.frame, budget: &pairBudget))
             }
             if p.txt == nil, let c = instances[slot].txtCache.held(by: address, at: now) {
-                if !clients[index].current!.sawTXT(
-                    instance, time: Swift.max(c.time, start), frame: c.frame, budget: &pairBudget)
-                {
-                    dropped += 1
-                }
+                result.note(
+                    clients[index].current!.sawTXT(
+                        instance, time: Swift.max(c.time, start), frame: c.frame, budget: &pairBudget))
             }
             if let target, clients[index].current!.addressSeen(target) == nil,
                 target.index < hostSlot.count, hostSlot[target.index] >= 0,
                 let c = hosts[Int(hostSlot[target.index])].addressCache.held(by: address, at: now)
             {
-                if !clients[index].current!.sawAddress(
-                    target, time: Swift.max(c.time, start), frame: c.frame, budget: &pairBudget)
-                {
-                    dropped += 1
-                }
+                result.note(
+                    clients[index].current!.sawAddress(
+                        target, time: Swift.max(c.time, start), frame: c.frame, budget: &pairBudget))
             }
+            if settled, !clients[index].current!.nothingToRecall(instance) { settled = false }
         }
-        return dropped
+        return (result, settled)
     }
 }

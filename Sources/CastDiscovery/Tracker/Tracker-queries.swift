@@ -92,6 +92,7 @@ extension DiscoveryTracker {
             names: names, knownAnswers: query.knownAnswers, listed: listed, at: now, frame: frame,
             sessionGap: options.sessionGapNanoseconds, burst: options.burstNanoseconds,
             sessionRoom: finishedSessionCount < TrackerLimits.maximumFinishedSessions)
+        if effect.sessionStarted || effect.askedNew { forgetRepeats(of: index) }
         switch effect.endedSession {
         case .kept: finishedSessionCount += 1
         case .forgotten: drops.finishedSessions += 1
@@ -133,6 +134,7 @@ extension DiscoveryTracker {
             clients.append(ClientState(address: address))
             clientAddresses.append(address)
             clientInterfaces.append(packet.interfaceIndex)
+            repeats.addClient()
             pendingSince.append(nil)
             isActive.append(false)
         }

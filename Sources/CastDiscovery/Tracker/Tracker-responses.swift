@@ -55,7 +55,9 @@ extension DiscoveryTracker {
     }
 
     /// Adds a response's records.
-    mutating func ingestResponse(_ keyed: [KeyedRecord], packet: DiscoveryPacket, frame: FrameRef) {
+    /// - Parameter stamp: the message's stamp when `keyed` is what the memo holds for it (then a
+    ///   client it left unchanged before skips it, Tracker-repeats).
+    mutating func ingestResponse(_ keyed: [KeyedRecord], packet: DiscoveryPacket, frame: FrameRef, stamp: UInt64?) {
         guard !keyed.isEmpty else { return }
         if keyed.contains(where: { $0.type != .a && $0.type != .aaaa }) { noteRouted(packet, frame: frame) }
         let now = packet.timestamp
@@ -100,10 +102,18 @@ extension DiscoveryTracker {
         where canReceive(
             packet, client: clientAddresses[index], vlans: clients[index].vlans, interface: clientInterfaces[index])
         {
-            let dropped = clients[index].receive(
-                keyed, time: now, frame: frame, window: window, unicast: packet.destination == clientAddresses[index],
-                budget: &pairBudget)
-            drops.pairs += dropped + recallCached(keyed, client: index, at: now)
+            let unicast = packet.destination == clientAddresses[index]
+            clients[index].noteAnswers(keyed, time: now, frame: frame, window: window, unicast: unicast)
+            let repeatKey = stamp.map { RepeatTable.key(stamp: $0, unicast: unicast) }
+            if let repeatKey, repeats.contains(repeatKey, client: index) { continue }
+            let received = clients[index].receive(keyed, time: now, frame: frame, budget: &pairBudget)
+            let (recalled, settled) = recallCached(keyed, client: index, at: now)
+            drops.pairs += received.dropped + recalled.dropped
+            if received.changed || recalled.changed {
+                forgetRepeats(of: index)
+            } else if settled, let repeatKey {
+                repeats.insert(repeatKey, client: index)
+            }
         }
         if events { emitDeviceEvents(touched: touched, hostsTouched: hostsTouched, time: now, frame: frame) }
     }

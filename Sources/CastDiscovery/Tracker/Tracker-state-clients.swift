@@ -100,6 +100,8 @@ extension DiscoveryTracker.ClientState {
         var endedBurst: QueryState?
         /// Whether it started a new burst (whose response window starts now).
         var burstStarted = false
+        /// Whether it asked a name its session had not asked yet.
+        var askedNew = false
     }
 
     /// Counts one query's questions.
@@ -170,7 +172,7 @@ extension DiscoveryTracker.ClientState {
             pending = q
             effect.burstStarted = true
         }
-        for n in names { current!.askedNames.insert(n) }
+        for n in names where current!.askedNames.insert(n) { effect.askedNew = true }
         for a in knownAnswers where names.contains(a.owner) { namesAnswered.insert(a.owner) }
         for a in listed { current!.knownAnswers.insert(a.instance) }
         return effect
@@ -283,45 +285,66 @@ extension DiscoveryTracker.ClientState {
 // MARK: A response it could receive
 
 extension DiscoveryTracker.ClientState {
-    /// Notes what of a response's records reached the client's session and its open query.
-    /// - Parameters:
-    ///   - window: how long after a query an answer counts as its answer, in nanoseconds.
-    ///   - unicast: whether the response was sent to the client's address (not multicast).
-    ///   - budget: what is left of the pair budget (a new session entry costs one).
-    /// - Returns: the records not noted for lack of budget.
+    /// What one response did to a client.
+    struct Received {
+        /// Records not noted for lack of pair budget.
+        var dropped = 0
+        /// Whether it added anything to the session or the open query.
+        var changed = false
+
+        @inline(__always)
+        mutating func note(_ noted: DiscoveryTracker.Noted) {
+            switch noted {
+            case .unchanged: break
+            case .added: changed = true
+            case .dropped:
+                changed = true
+                dropped += 1
+            }
+        }
+    }
+
+    /// Notes what of a response's records reached the client's session (its open query is
+    /// ``noteAnswers(_:time:frame:window:unicast:)``'s).
+    /// - Parameter budget: what is left of the pair budget (a new session entry costs one).
     @inline(__always)
     mutating func receive(
-        _ records: [DiscoveryTracker.KeyedRecord], time: Timestamp, frame: FrameRef, window: Int64, unicast: Bool,
-        budget: inout Int
-    ) -> Int {
-        guard current != nil else { return 0 }
-        var dropped = 0
+        _ records: [DiscoveryTracker.KeyedRecord], time: Timestamp, frame: FrameRef, budget: inout Int
+    ) -> Received {
+        var result = Received()
+        guard current != nil else { return result }
         for k in records where k.ttl > 0 {
             switch k.type {
             case .ptr:
-                guard let instance = k.target else { continue }
-                let owner = k.owner
-                if current!.askedNames.contains(owner) {
-                    namesAnswered.insert(owner)
-                    if !current!.sawAnswer(instance, time: time, frame: frame, budget: &budget) { dropped += 1 }
-                }
-                if pending != nil {
-                    pending!.noteAnswer(
-                        instance, owner: owner, time: time, frame: frame, window: window, unicast: unicast)
-                }
+                guard let instance = k.target, current!.askedNames.contains(k.owner) else { continue }
+                namesAnswered.insert(k.owner)
+                result.note(current!.sawAnswer(instance, time: time, frame: frame, budget: &budget))
             case .srv:
                 guard let target = k.target else { continue }
-                if !current!.sawSRV(k.owner, target: target, time: time, frame: frame, budget: &budget) {
-                    dropped += 1
-                }
+                result.note(current!.sawSRV(k.owner, target: target, time: time, frame: frame, budget: &budget))
             case .txt:
-                if !current!.sawTXT(k.owner, time: time, frame: frame, budget: &budget) { dropped += 1 }
+                result.note(current!.sawTXT(k.owner, time: time, frame: frame, budget: &budget))
             case .a, .aaaa:
-                if !current!.sawAddress(k.owner, time: time, frame: frame, budget: &budget) { dropped += 1 }
+                result.note(current!.sawAddress(k.owner, time: time, frame: frame, budget: &budget))
             default:
                 break
             }
         }
-        return dropped
+        return result
+    }
+
+    /// Notes a response's PTR answers for the client's open query.
+    /// - Parameters:
+    ///   - window: how long after a query an answer counts as its answer, in nanoseconds.
+    ///   - unicast: whether the response was sent to the client's address (not multicast).
+    @inline(__always)
+    mutating func noteAnswers(
+        _ records: [DiscoveryTracker.KeyedRecord], time: Timestamp, frame: FrameRef, window: Int64, unicast: Bool
+    ) {
+        guard current != nil, pending != nil else { return }
+        for k in records where k.ttl > 0 && k.type == .ptr {
+            guard let instance = k.target else { continue }
+            pending!.noteAnswer(instance, owner: k.owner, time: time, frame: frame, window: window, unicast: unicast)
+        }
     }
 }

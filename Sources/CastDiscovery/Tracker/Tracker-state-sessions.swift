@@ -40,44 +40,70 @@ extension DiscoveryTracker {
         func addressSeen(_ id: NameID) -> (time: Timestamp, frame: FrameRef)? { addressSeen[id] }
 
         // Each of the following notes that something reached the client. A first entry for a
-        // name costs one of `budget`; with none left nothing is recorded and they return false.
+        // name costs one of `budget`; with none left nothing is recorded (`.dropped`).
 
         /// A PTR answer naming instance `id`.
         @inline(__always)
-        mutating func sawAnswer(_ id: NameID, time: Timestamp, frame: FrameRef, budget: inout Int) -> Bool {
+        mutating func sawAnswer(_ id: NameID, time: Timestamp, frame: FrameRef, budget: inout Int) -> Noted {
             // Looked up first without writing: a repeated answer changes nothing.
-            if progress[id]?.firstAnswer != nil { return true }
-            return progress.modify(id, budget: &budget, default: { SessionProgress() }) { p in
-                if p.firstAnswer == nil { p.firstAnswer = (time, frame) }
-            }
+            if progress[id]?.firstAnswer != nil { return .unchanged }
+            return Noted(
+                progress.modify(id, budget: &budget, default: { SessionProgress() }) { p in
+                    if p.firstAnswer == nil { p.firstAnswer = (time, frame) }
+                })
         }
 
         /// The SRV record of instance `id`, pointing at host `target`.
         @inline(__always)
         mutating func sawSRV(
             _ id: NameID, target: NameID, time: Timestamp, frame: FrameRef, budget: inout Int
-        ) -> Bool {
-            if progress[id]?.srv != nil { return true }
-            return progress.modify(id, budget: &budget, default: { SessionProgress() }) { p in
-                if p.srv == nil { p.srv = (time, frame, target) }
-            }
+        ) -> Noted {
+            if progress[id]?.srv != nil { return .unchanged }
+            return Noted(
+                progress.modify(id, budget: &budget, default: { SessionProgress() }) { p in
+                    if p.srv == nil { p.srv = (time, frame, target) }
+                })
         }
 
         /// The TXT record of instance `id`.
         @inline(__always)
-        mutating func sawTXT(_ id: NameID, time: Timestamp, frame: FrameRef, budget: inout Int) -> Bool {
-            if progress[id]?.txt != nil { return true }
-            return progress.modify(id, budget: &budget, default: { SessionProgress() }) { p in
-                if p.txt == nil { p.txt = (time, frame) }
-            }
+        mutating func sawTXT(_ id: NameID, time: Timestamp, frame: FrameRef, budget: inout Int) -> Noted {
+            if progress[id]?.txt != nil { return .unchanged }
+            return Noted(
+                progress.modify(id, budget: &budget, default: { SessionProgress() }) { p in
+                    if p.txt == nil { p.txt = (time, frame) }
+                })
         }
 
         /// An address record of host `id`.
         @inline(__always)
-        mutating func sawAddress(_ id: NameID, time: Timestamp, frame: FrameRef, budget: inout Int) -> Bool {
-            if addressSeen[id] != nil { return true }
-            return addressSeen.modify(id, budget: &budget, default: { (time, frame) }) { _ in }
+        mutating func sawAddress(_ id: NameID, time: Timestamp, frame: FrameRef, budget: inout Int) -> Noted {
+            if addressSeen[id] != nil { return .unchanged }
+            return Noted(addressSeen.modify(id, budget: &budget, default: { (time, frame) }) { _ in })
         }
+
+        /// Whether instance `id`'s SRV, TXT and SRV target's address have all reached the
+        /// client in this session, or nothing of it has: either way no cached record can be
+        /// recalled for it (``DiscoveryTracker/recallCached(_:client:at:)``).
+        @inline(__always)
+        func nothingToRecall(_ id: NameID) -> Bool {
+            guard let p = progress[id] else { return true }
+            guard let srv = p.srv, p.txt != nil else { return false }
+            return addressSeen[srv.target] != nil
+        }
+    }
+
+    /// What noting one record did to a session.
+    enum Noted {
+        /// It was there already.
+        case unchanged
+        case added
+        /// It was new but the pair budget had no room for it.
+        case dropped
+
+        /// `.added` if `recorded`, else `.dropped`.
+        @inline(__always)
+        init(_ recorded: Bool) { self = recorded ? .added : .dropped }
     }
 
     /// A PTR record a query lists as already known.
