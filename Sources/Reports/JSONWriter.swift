@@ -10,11 +10,16 @@ public struct JSONWriter {
     public var output: String { String(decoding: bytes, as: UTF8.self) }
     /// The bytes, in memory of its own: an `Array`'s `append(contentsOf:)` cost about 100
     /// instructions a call, a third of a pretty report's writing (indentation, keys, strings).
+    /// Every public method makes it unique first (``makeUnique()``) and then appends to it
+    /// directly: reading it through a getter retained and released it at every append.
     private var buffer = JSONBytes()
-    private var first: [Bool] = [true]
+    /// Whether the container at each depth has no member yet: bit `d` for depth `d` < 64,
+    /// then `deeper` (a report nests a few levels; the array is there for any JSON at all).
+    private var firstBits: UInt64 = 1
+    private var deeper: [Bool] = []
+    /// The depth of the container being written (0: top level).
+    private var depth = 0
     private var afterKey = false
-    /// Room for a number or a timestamp being formatted (reused, not allocated per value).
-    private var scratch: [UInt8] = []
     /// Indented output: two spaces per level, one member or element per line, `": "` after
     /// keys, empty containers as `{}` and `[]`.
     public let pretty: Bool
@@ -22,58 +27,95 @@ public struct JSONWriter {
     /// A writer of compact JSON, or of indented JSON when `pretty`.
     public init(pretty: Bool = false) { self.pretty = pretty }
 
-    /// The buffer, copied first if another writer shares it (a writer is a value).
-    private var out: JSONBytes {
-        mutating get {
-            if !isKnownUniquelyReferenced(&buffer) { buffer = buffer.copy() }
-            return buffer
+    /// Copies the buffer first if another writer shares it (a writer is a value).
+    @inline(__always)
+    private mutating func makeUnique() {
+        if _slowPath(!isKnownUniquelyReferenced(&buffer)) { buffer = buffer.copy() }
+    }
+
+    @inline(__always)
+    private func isFirst(_ d: Int) -> Bool { d < 64 ? firstBits & (1 << UInt64(d)) != 0 : deeper[d - 64] }
+
+    @inline(__always)
+    private mutating func setFirst(_ d: Int, _ value: Bool) {
+        if d < 64 {
+            if value { firstBits |= 1 << UInt64(d) } else { firstBits &= ~(1 << UInt64(d)) }
+        } else {
+            deeper[d - 64] = value
         }
     }
 
-    private mutating func newline(_ depth: Int) {
-        let b = out
-        b.append(0x0A)
-        b.append(0x20, count: depth * 2)
+    /// Opens a level whose container has no member yet.
+    @inline(__always)
+    private mutating func push() {
+        depth += 1
+        if depth < 64 { firstBits |= 1 << UInt64(depth) } else { deeper.append(true) }
+    }
+
+    /// Closes the current level. - Returns: whether its container had no member.
+    @inline(__always)
+    private mutating func pop() -> Bool {
+        let empty = isFirst(depth)
+        if depth >= 64 { deeper.removeLast() }
+        depth -= 1
+        return empty
+    }
+
+    @inline(__always)
+    private func newline(_ depth: Int) {
+        buffer.append(0x0A)
+        buffer.append(0x20, count: depth * 2)
     }
 
     /// Ends the text with a newline (after the top-level value).
-    public mutating func appendNewline() { out.append(0x0A) }
+    public mutating func appendNewline() {
+        makeUnique()
+        buffer.append(0x0A)
+    }
 
+    @inline(__always)
     private mutating func beginValue() {
         if afterKey {
             afterKey = false
             return
         }
-        let depth = first.count - 1
-        if !first[depth] {
-            out.append(0x2C)
+        if !isFirst(depth) {
+            buffer.append(0x2C)
             if pretty { newline(depth) }
-        } else if pretty, depth > 0 {
-            newline(depth)
+        } else {
+            if pretty, depth > 0 { newline(depth) }
+            setFirst(depth, false)
         }
-        first[depth] = false
     }
 
+    @inline(__always)
     private mutating func key(_ k: String) {
         beginValue()
-        Self.appendString(k, to: out)
-        out.append(0x3A)
-        if pretty { out.append(0x20) }
+        Self.appendString(k, to: buffer)
+        if pretty { buffer.append(0x3A, 0x20) } else { buffer.append(0x3A) }
         afterKey = true
     }
 
+    /// A value's start: the buffer made unique, then the key (in an object) or the separator.
+    @inline(__always)
+    private mutating func start(_ key: String?) {
+        makeUnique()
+        if let key { self.key(key) }
+        beginValue()
+    }
+
     private mutating func end(_ close: UInt8) {
-        let empty = first.removeLast()
-        if pretty, !empty { newline(first.count - 1) }
-        out.append(close)
+        makeUnique()
+        let empty = pop()
+        if pretty, !empty { newline(depth) }
+        buffer.append(close)
     }
 
     /// Starts an object: a value in an array, or the value of `key` in an object.
     public mutating func beginObject(_ key: String? = nil) {
-        if let key { self.key(key) }
-        beginValue()
-        out.append(0x7B)
-        first.append(true)
+        start(key)
+        buffer.append(0x7B)
+        push()
     }
 
     /// Ends the current object.
@@ -81,10 +123,9 @@ public struct JSONWriter {
 
     /// Starts an array.
     public mutating func beginArray(_ key: String? = nil) {
-        if let key { self.key(key) }
-        beginValue()
-        out.append(0x5B)
-        first.append(true)
+        start(key)
+        buffer.append(0x5B)
+        push()
     }
 
     /// Ends the current array.
@@ -92,61 +133,47 @@ public struct JSONWriter {
 
     /// Writes a string (or `null`).
     public mutating func string(_ value: String?, _ key: String? = nil) {
-        if let key { self.key(key) }
-        beginValue()
-        if let value { Self.appendString(value, to: out) } else { out.append(Self.null) }
+        start(key)
+        if let value { Self.appendString(value, to: buffer) } else { buffer.append(Self.null) }
     }
 
     /// Writes an integer (or `null`).
     public mutating func int<I: BinaryInteger>(_ value: I?, _ key: String? = nil) {
-        if let key { self.key(key) }
-        beginValue()
-        guard let value else { return out.append(Self.null) }
+        start(key)
+        guard let value else { return buffer.append(Self.null) }
         if let small = Int64(exactly: value) {
             // Digits written directly (most numbers in a report are counts and frame numbers).
-            out.appendDecimal(small)
+            buffer.appendDecimal(small)
         } else {
-            out.append(Array(String(value).utf8))
+            buffer.append(Array(String(value).utf8))
         }
     }
 
     /// Writes a Boolean (or `null`).
     public mutating func bool(_ value: Bool?, _ key: String? = nil) {
-        if let key { self.key(key) }
-        beginValue()
-        if let value { out.append(value ? Self.true : Self.false) } else { out.append(Self.null) }
+        start(key)
+        if let value { buffer.append(value ? Self.true : Self.false) } else { buffer.append(Self.null) }
     }
 
     /// Writes a number already formatted as JSON (fixed decimals, say).
     public mutating func rawNumber(_ text: String, _ key: String? = nil) {
-        if let key { self.key(key) }
-        beginValue()
+        start(key)
         var text = text
-        text.withUTF8 { out.append(UnsafeRawBufferPointer($0)) }
+        text.withUTF8 { buffer.append(UnsafeRawBufferPointer($0)) }
     }
 
     /// Writes a timestamp as ``TimeFormat/rfc3339Micro(_:)`` writes it, digits straight into
     /// the text (no `String` made: the report has one per query).
     mutating func timestamp(_ t: Timestamp?, _ key: String? = nil) {
-        if let key { self.key(key) }
-        beginValue()
-        guard let t else { return out.append(Self.null) }
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(0x22)
-        TimeFormat.appendRFC3339Micro(t, to: &scratch)
-        scratch.append(0x22)
-        let b = out
-        scratch.withUnsafeBytes { b.append($0) }
+        start(key)
+        guard let t else { return buffer.append(Self.null) }
+        buffer.appendQuotedRFC3339Micro(t)
     }
 
     /// Writes a number as ``AnalysisJSON/milliseconds(_:)`` formats it, without a `String`.
     mutating func milliseconds(_ ms: Double, _ key: String? = nil) {
-        if let key { self.key(key) }
-        beginValue()
-        scratch.removeAll(keepingCapacity: true)
-        AnalysisJSON.appendMilliseconds(ms, to: &scratch)
-        let b = out
-        scratch.withUnsafeBytes { b.append($0) }
+        start(key)
+        buffer.appendMilliseconds(ms)
     }
 
     private static let null: [UInt8] = Array("null".utf8)

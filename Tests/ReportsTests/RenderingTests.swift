@@ -37,6 +37,115 @@ struct JSONWriterTests {
         #expect(w.output == String(UInt64.max))
     }
 
+    @Test("timestamps written in place equal TimeFormat's, quoted, on 50,000 seeded times")
+    func timestampsInPlace() {
+        var state: UInt64 = 11
+        var mismatches: [Timestamp] = []
+        var times = [
+            Timestamp(seconds: 0, nanoseconds: 0), Timestamp(seconds: -1, nanoseconds: 999_999_999),
+            Timestamp(seconds: 253_402_300_799, nanoseconds: 999_999_000),  // 9999-12-31T23:59:59
+            Timestamp(seconds: 253_402_300_800, nanoseconds: 0),  // year 10000: the general path
+            Timestamp(seconds: -62_135_596_800, nanoseconds: 0),  // year 1
+            Timestamp(seconds: -62_167_219_201, nanoseconds: 0),  // year -1
+        ]
+        for i in 0..<50_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let range: Int64 = i % 8 == 0 ? 1_000_000_000_000 : 20_000_000_000
+            times.append(
+                Timestamp(seconds: Int64(bitPattern: state) % range, nanoseconds: Int64(state % 1_000_000_000)))
+        }
+        for t in times {
+            var w = JSONWriter()
+            w.timestamp(t)
+            if w.output != "\"" + TimeFormat.rfc3339Micro(t) + "\"", mismatches.count < 3 { mismatches.append(t) }
+        }
+        #expect(mismatches.isEmpty)
+    }
+
+    @Test(
+        "milliseconds written in place equal AnalysisJSON's",
+        arguments: [0.0, 1.5, -1.5, 0.0004, 0.0005, -0.0004, 123_456.789_4, -0.25, 9.999_9996, 1e30, -1e30, 0.001])
+    func millisecondsInPlace(_ ms: Double) {
+        var w = JSONWriter()
+        w.milliseconds(ms)
+        #expect(w.output == AnalysisJSON.milliseconds(ms))
+    }
+
+    @Test("nesting deeper than 64 levels, compact and indented")
+    func deepNesting() {
+        for pretty in [false, true] {
+            var w = JSONWriter(pretty: pretty)
+            var expected = ""
+            for depth in 0..<100 {
+                w.beginArray()
+                w.int(depth)
+                if depth > 0 {
+                    expected += ","
+                    if pretty { expected += "\n" + String(repeating: "  ", count: depth) }
+                }
+                expected += "["
+                if pretty { expected += "\n" + String(repeating: "  ", count: depth + 1) }
+                expected += "\(depth)"
+            }
+            for depth in (0..<100).reversed() {
+                w.beginArray()
+                w.endArray()
+                w.endArray()
+                expected += ","
+                if pretty { expected += "\n" + String(repeating: "  ", count: depth + 1) }
+                expected += "[]"
+                if pretty { expected += "\n" + String(repeating: "  ", count: depth) }
+                expected += "]"
+            }
+            #expect(w.output == expected, "pretty: \(pretty)")
+        }
+    }
+
+    @Test("indented output: members one per line, empty containers closed at once")
+    func indented() {
+        var w = JSONWriter(pretty: true)
+        w.beginObject()
+        w.int(1, "a")
+        w.beginArray("b")
+        w.string("x")
+        w.beginObject()
+        w.endObject()
+        w.endArray()
+        w.beginObject("c")
+        w.bool(false, "d")
+        w.endObject()
+        w.endObject()
+        w.appendNewline()
+        #expect(
+            w.output == """
+                {
+                  "a": 1,
+                  "b": [
+                    "x",
+                    {}
+                  ],
+                  "c": {
+                    "d": false
+                  }
+                }
+
+                """)
+    }
+
+    @Test("a copied writer goes on writing its own text")
+    func copies() {
+        var a = JSONWriter()
+        a.beginArray()
+        a.int(1)
+        var b = a
+        b.int(2)
+        a.int(3)
+        a.endArray()
+        b.endArray()
+        #expect(a.output == "[1,3]")
+        #expect(b.output == "[1,2]")
+    }
+
     @Test("strings are escaped so no control character survives")
     func escaping() {
         var out = ""
