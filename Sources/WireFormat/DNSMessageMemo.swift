@@ -9,7 +9,7 @@ import Synchronization
 /// equal an earlier one (on a busy network more: the dense benchmark has 72 distinct messages
 /// in 60,000). ``DNSMessageView/check(_:index:)`` is a pure function of the message's bytes, so
 /// a message equal to a remembered one gets the remembered result: its questions and records
-/// are copied into the index instead of being found again. Only messages that checked without
+/// are read where the memo keeps them instead of being found again. Only messages that checked without
 /// a fault are remembered (a fault's offset is frame-relative, so it depends on more than the
 /// bytes), and only short ones, so that the memory stays small and fixed.
 struct DNSMessageMemo: ~Copyable {
@@ -77,10 +77,10 @@ struct DNSMessageMemo: ~Copyable {
         return equal(UnsafeRawBufferPointer(start: storage, count: e.pointee.length), bytes)
     }
 
-    /// The remembered check of a message equal to `message`, its questions and records copied
-    /// into `index`; `nil` when none is remembered.
+    /// The remembered check of a message equal to `message`, its questions and records read
+    /// from the memo (valid until the next check with `index`); `nil` when none is remembered.
     @inline(__always)
-    mutating func recall(_ message: ByteCursor, hash: UInt64, into index: DNSMessageIndex) -> DNSMessageView? {
+    mutating func recall(_ message: ByteCursor, hash: UInt64) -> DNSMessageView? {
         let first = Int(truncatingIfNeeded: hash % UInt64(Self.sets)) * 2
         clock &+= 1
         let now = clock
@@ -99,15 +99,14 @@ struct DNSMessageMemo: ~Copyable {
                 flags: UInt16(bigEndian: b.loadUnaligned(fromByteOffset: 2, as: UInt16.self)))
             view.decodedCounts = e.pointee.decodedCounts
             view.sectionStarts = e.pointee.sectionStarts
+            // The view reads the remembered questions and records where they are: the entry
+            // changes only when this memo keeps another message, in a later check with the same
+            // index, and a view from an index is valid only until then anyway.
             let storage = e.pointee.storage!
-            index.questions.update(
-                from: (storage + e.pointee.questionsOffset).assumingMemoryBound(to: DNSQuestionView.self),
-                count: e.pointee.questionCount)
-            index.records.update(
-                from: (storage + e.pointee.recordsOffset).assumingMemoryBound(to: DNSRecordView.self),
-                count: e.pointee.recordCount)
-            view.indexedQuestions = UnsafePointer(index.questions)
-            view.indexedRecords = UnsafePointer(index.records)
+            view.indexedQuestions = UnsafePointer(
+                (storage + e.pointee.questionsOffset).assumingMemoryBound(to: DNSQuestionView.self))
+            view.indexedRecords = UnsafePointer(
+                (storage + e.pointee.recordsOffset).assumingMemoryBound(to: DNSRecordView.self))
             view.messageStamp = e.pointee.stamp
             return view
         }

@@ -129,7 +129,7 @@ public struct DNSMessageView {
     ) {
         // A message equal to one checked lately with the same index gets that check's result.
         guard let index, let hash = DNSMessageMemo.hash(message.bytes) else { return checkAll(message, index: index) }
-        if let view = index.memo.pointee.recall(message, hash: hash, into: index) { return (view, nil) }
+        if let view = index.memo.pointee.recall(message, hash: hash) { return (view, nil) }
         let (checked, error) = checkAll(message, index: index)
         guard error == nil, var view = checked, view.indexedQuestions != nil, view.indexedRecords != nil else {
             return (checked, error)
