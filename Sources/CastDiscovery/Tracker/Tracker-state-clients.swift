@@ -91,13 +91,13 @@ extension DiscoveryTracker.ClientState {
     }
 
     /// What one query did to the client's sessions and bursts.
+    /// (The burst a query ends is handed over apart, through `place`'s `endedBurst`: in here,
+    /// every query's effect was copied and destroyed with a whole query state inside.)
     struct QueryEffect {
         /// Whether it started a new discovery session.
         var sessionStarted = false
         /// What became of the session that the new one ended.
         var endedSession = SessionEnd.notCounted
-        /// The burst it ended, to be classified now.
-        var endedBurst: QueryState?
         /// Whether it started a new burst (whose response window starts now).
         var burstStarted = false
         /// Whether it asked a name its session had not asked yet.
@@ -139,9 +139,10 @@ extension DiscoveryTracker.ClientState {
     ///   - knownAnswers: the PTR records it lists as known.
     ///   - listed: those of them that suppress their device's answer.
     ///   - sessionRoom: whether the finished sessions of all clients together have room.
+    ///   - endedBurst: set to the burst the query ended, to be classified now.
     mutating func place(
         names: [NameID], knownAnswers: [KnownAnswer], listed: [KnownAnswer], at now: Timestamp, frame: FrameRef,
-        sessionGap: Int64, burst: Int64, sessionRoom: Bool
+        sessionGap: Int64, burst: Int64, sessionRoom: Bool, endedBurst: inout QueryState?
     ) -> QueryEffect {
         var effect = QueryEffect()
         let newSession = lastQuery.map { now.nanoseconds(since: $0) >= sessionGap } ?? true
@@ -166,7 +167,7 @@ extension DiscoveryTracker.ClientState {
         } else {
             if let last = lastBurst, !newSession { noteInterval(Double(now.nanoseconds(since: last)) / 1e6) }
             lastBurst = now
-            effect.endedBurst = pending
+            endedBurst = pending
             var q = QueryState(time: now, frame: frame, names: Array(names))
             q.merge(knownAnswers)
             pending = q
