@@ -146,6 +146,34 @@ struct JSONWriterTests {
         #expect(b.output == "[1,2]")
     }
 
+    @Test("the eight-byte scan finds every byte that needs escaping, at every position")
+    func escapingScan() {
+        for length in 1...24 {
+            for position in 0..<length {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: 0x61, count: length)
+                    bytes[position] = UInt8(value)
+                    let expected = value < 0x20 || value >= 0x7F || value == 0x22 || value == 0x5C
+                    let found = bytes.withUnsafeBytes { JSONWriter.needsEscaping($0) }
+                    if found != expected {
+                        Issue.record("byte \(value) at \(position) of \(length)")
+                        return
+                    }
+                }
+            }
+        }
+        // Strings with escapes, written through the writer, equal the reference escaping.
+        for s in [
+            "plain", "a\"b", "tab\there", "uni\u{e9}code and more text", String(repeating: "x", count: 17) + "\\",
+        ] {
+            var w = JSONWriter()
+            w.string(s)
+            var reference = ""
+            JSONWriter.appendString(s, to: &reference)
+            #expect(w.output == reference)
+        }
+    }
+
     @Test("strings are escaped so no control character survives")
     func escaping() {
         var out = ""
