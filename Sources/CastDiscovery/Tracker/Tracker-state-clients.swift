@@ -286,11 +286,11 @@ extension DiscoveryTracker.ClientState {
 // MARK: A response it could receive
 
 extension DiscoveryTracker.ClientState {
-    /// What one response did to a client.
+    /// What one response did to a client's session (the open query is not counted here).
     struct Received {
         /// Records not noted for lack of pair budget.
         var dropped = 0
-        /// Whether it added anything to the session or the open query.
+        /// Whether it added anything to the session (or met a full budget).
         var changed = false
 
         @inline(__always)
