@@ -22,6 +22,16 @@ public enum AnalysisJSON {
         return w.bytes
     }
 
+    /// Calls `body` with ``renderUTF8(_:)``'s bytes, not copied out of the writer (valid only
+    /// during the call).
+    public static func withRenderedUTF8<R>(_ r: AnalysisReport, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows
+        -> R
+    {
+        var w = write(r, pretty: true)
+        w.appendNewline()
+        return try w.withUTF8(body)
+    }
+
     /// The same document on one line, without a newline (for JSON lines).
     public static func compact(_ r: AnalysisReport) -> String {
         write(r, pretty: false).output

@@ -1,5 +1,11 @@
 import WireFormat
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Growable UTF-8 bytes for ``JSONWriter``: appends are a bounds check and a store or a copy.
 ///
 /// Its state sits behind a pointer rather than in stored `var`s of the class, which Swift
@@ -16,11 +22,12 @@ final class JSONBytes {
 
     init(capacity: Int = 4096) {
         state = .allocate(capacity: 1)
-        state.initialize(to: State(base: .allocate(capacity: capacity), count: 0, capacity: capacity))
+        let capacity = Swift.max(capacity, 1)
+        state.initialize(to: State(base: Self.reallocate(nil, capacity), count: 0, capacity: capacity))
     }
 
     deinit {
-        state.pointee.base.deallocate()
+        free(state.pointee.base)
         state.deallocate()
     }
 
@@ -41,13 +48,23 @@ final class JSONBytes {
         return state.pointee.base + state.pointee.count
     }
 
+    // realloc, not allocate-copy-free: a report of megabytes grows by doubling, and the C
+    // allocator moves a large block by remapping its pages instead of copying them.
     private func grow(_ n: Int) {
         let capacity = Swift.max(state.pointee.capacity * 2, state.pointee.count + n)
-        let base = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-        base.update(from: state.pointee.base, count: state.pointee.count)
-        state.pointee.base.deallocate()
-        state.pointee.base = base
+        state.pointee.base = Self.reallocate(state.pointee.base, capacity)
         state.pointee.capacity = capacity
+    }
+
+    private static func reallocate(_ base: UnsafeMutablePointer<UInt8>?, _ capacity: Int) -> UnsafeMutablePointer<UInt8>
+    {
+        guard let grown = realloc(base, capacity) else { fatalError("out of memory for \(capacity) bytes of JSON") }
+        return grown.assumingMemoryBound(to: UInt8.self)
+    }
+
+    /// Calls `body` with the bytes written so far (valid only during the call).
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: state.pointee.base, count: state.pointee.count))
     }
 
     @inline(__always)

@@ -6,6 +6,11 @@ public struct JSONWriter {
     /// The JSON text written so far, as UTF-8 (bytes are several times cheaper to append than
     /// a `String`, which shows on reports of a few megabytes).
     public var bytes: [UInt8] { buffer.array }
+    /// Calls `body` with the UTF-8 written so far, without copying it (valid only during the
+    /// call): a report of megabytes goes to its file from here.
+    public func withUTF8<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try buffer.withBytes(body)
+    }
     /// The JSON text written so far.
     public var output: String { String(decoding: bytes, as: UTF8.self) }
     /// The bytes, in memory of its own: an `Array`'s `append(contentsOf:)` cost about 100

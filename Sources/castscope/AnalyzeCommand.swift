@@ -46,21 +46,28 @@ enum AnalyzeCommand {
 
         let (analysis, status) = produce(o)
         guard let report = analysis else { return status }
-        let utf8: [UInt8]
+        let written: Bool
         switch o.format {
         case .text:
             let text = AnalysisText.render(
                 report, style: TextStyle(colored: o.colored), width: .forOutput(o.output))
-            utf8 = Array(text.utf8)
-        case .json: utf8 = AnalysisJSON.renderUTF8(report)
-        case .markdown: utf8 = Array(AnalysisMarkdown.render(report).utf8)
+            written = Array(text.utf8).withUnsafeBytes { emit($0, to: o.output) }
+        // The JSON of a dense capture is megabytes: written from the writer's own buffer.
+        case .json: written = AnalysisJSON.withRenderedUTF8(report) { emit($0, to: o.output) }
+        case .markdown: written = Array(AnalysisMarkdown.render(report).utf8).withUnsafeBytes { emit($0, to: o.output) }
         }
-        if let path = o.output {
-            guard writeFile(path, utf8) else { return .cannotCreate }
-        } else {
-            Output.standardOutput.write(bytes: utf8)
-        }
+        guard written else { return .cannotCreate }
         return FailOn.status(status, findings: report.findings, threshold: o.failOn)
+    }
+
+    /// Writes `bytes` to the file at `path` (replacing it), or to standard output when `path`
+    /// is `nil`; prints the error and returns false when the file cannot be written.
+    static func emit(_ bytes: UnsafeRawBufferPointer, to path: String?) -> Bool {
+        guard let path else {
+            Output.standardOutput.write(raw: bytes)
+            return true
+        }
+        return writeFile(path, bytes)
     }
 
     /// Everything `analyze` and `report` share: the Info.plist (if any), then the analysis
@@ -75,7 +82,8 @@ enum AnalyzeCommand {
         run.merge = o.merge
         run.prefilter = o.prefilter
         run.frameLimit = o.frameLimit
-        // CASTSCOPE_JOBS=1 reads the files one after the other (tests compare both ways).
+        // CASTSCOPE_JOBS=1 reads the files one after the other, each on one thread (tests compare
+        // both ways).
         run.serial = environmentValue("CASTSCOPE_JOBS") == "1"
         if let path = o.plist {
             switch InfoPlistFile.load(path, notices: printNotice) {
@@ -99,11 +107,16 @@ enum AnalyzeCommand {
 
     /// Writes UTF-8 `bytes` to `path` (replacing it); prints the error and returns false on failure.
     static func writeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { writeFile(path, $0) }
+    }
+
+    /// Writes `bytes` to `path` (replacing it); prints the error and returns false on failure.
+    static func writeFile(_ path: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let f = fopen(path, "w") else {
             printError("cannot write \(path): \(String(cString: strerror(errno)))")
             return false
         }
-        let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
+        let written = bytes.isEmpty ? 0 : fwrite(bytes.baseAddress, 1, bytes.count, f)
         let closed = fclose(f) == 0
         guard written == bytes.count, closed else {
             printError("cannot write \(path): \(String(cString: strerror(errno)))")

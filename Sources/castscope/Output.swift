@@ -25,26 +25,36 @@ final class Output: @unchecked Sendable {  // used from the main thread only
         if buffer.count >= threshold { flush() }
     }
 
-    /// Appends UTF-8 bytes; flushes when the buffer is large.
-    func write(bytes: [UInt8]) {
-        buffer.append(contentsOf: bytes)
-        if buffer.count >= threshold { flush() }
+    /// Writes `bytes`, after what is buffered; bytes of a buffer's size or more are written
+    /// from where they are rather than copied in first.
+    func write(raw bytes: UnsafeRawBufferPointer) {
+        guard bytes.count >= threshold else {
+            buffer.append(contentsOf: bytes)
+            if buffer.count >= threshold { flush() }
+            return
+        }
+        flush()
+        writeAll(bytes)
     }
 
     /// Writes everything buffered.
     func flush() {
-        var offset = 0
-        buffer.withUnsafeBytes { raw in
-            while offset < raw.count {
-                let n = systemWrite(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    break
-                }
-                offset += n
-            }
-        }
+        buffer.withUnsafeBytes { writeAll($0) }
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes all of `raw` to the descriptor (short writes continued, EINTR retried; another
+    /// error, such as a closed pipe, ends it).
+    private func writeAll(_ raw: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < raw.count {
+            let n = systemWrite(descriptor, raw.baseAddress! + offset, raw.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            offset += n
+        }
     }
 
     static let standardOutput = Output(descriptor: 1)
