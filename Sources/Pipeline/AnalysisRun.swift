@@ -6,6 +6,12 @@ import Dispatch
 import PcapCapture
 import WireFormat
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// One analysis from start to finish: the captures in, the finished ``AnalysisReport`` with
 /// all its findings out. `analyze`, `report`, the tests and the fuzzers all run it.
 public struct AnalysisRun {
@@ -27,6 +33,11 @@ public struct AnalysisRun {
         /// Read the files one after the other instead of in parallel (the output is the same;
         /// tests compare both ways).
         public var serial = false
+        /// Decode each file on a thread of its own, beside the one tracking it, when there are
+        /// more processors than files and the file is mostly discovery traffic
+        /// (``CaptureRun/forEachPacketAdaptively(progress:_:)``; the output is the same, tests
+        /// compare both ways).
+        public var pipelined = true
 
         public init(files: [String] = [], analysis: AnalysisOptions = AnalysisOptions()) {
             self.files = files
@@ -74,7 +85,9 @@ public struct AnalysisRun {
         if o.merge, !runs.isEmpty {
             timelines = [merged(&runs, options: o.analysis, progress: shared, report: progress)]
         } else if !runs.isEmpty {
-            timelines = parallel(&runs, options: o.analysis, serial: o.serial, progress: shared, report: progress)
+            let pipelined = o.pipelined && !o.serial && runs.count < Self.processors
+            timelines = parallel(
+                &runs, options: o.analysis, serial: o.serial, pipelined: pipelined, progress: shared, report: progress)
         }
         var captures: [CaptureInfo] = []
         for run in runs {
@@ -152,8 +165,8 @@ public struct AnalysisRun {
     /// Each file its own timeline: read in parallel, one task per file, the results kept in
     /// the files' order (the same output as reading them in turn).
     static func parallel(
-        _ runs: inout [CaptureRun], options: AnalysisOptions, serial: Bool, progress: [ReadProgress],
-        report: (([ReadProgress]) -> Void)?
+        _ runs: inout [CaptureRun], options: AnalysisOptions, serial: Bool, pipelined: Bool,
+        progress: [ReadProgress], report: (([ReadProgress]) -> Void)?
     ) -> [TimelineResult] {
         let results = ResultSlots<(CaptureRun, TimelineResult)>(count: runs.count)
         let group = DispatchGroup()
@@ -163,8 +176,14 @@ public struct AnalysisRun {
             queue.async(group: group) {
                 var (run, shared) = task.value
                 var tracker = DiscoveryTracker(options: options)
-                run.forEachPacketInPlace(progress: shared) { packet, message in
-                    tracker.ingest(packet, message: message, capture: index)
+                if pipelined {
+                    run.forEachPacketAdaptively(progress: shared) { packet, message in
+                        tracker.ingest(packet, message: message, capture: index)
+                    }
+                } else {
+                    run.forEachPacketInPlace(progress: shared) { packet, message in
+                        tracker.ingest(packet, message: message, capture: index)
+                    }
                 }
                 results.store(index, (run, tracker.finish()))
             }
@@ -178,6 +197,11 @@ public struct AnalysisRun {
         }
         return timelines
     }
+}
+
+extension AnalysisRun {
+    /// Processors online (at least 1).
+    static var processors: Int { Swift.max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 }
 
 /// One slot per file for the parallel readers; each slot is written by one task and read after

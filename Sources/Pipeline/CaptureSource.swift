@@ -121,9 +121,14 @@ public struct CaptureRun {
     /// Decodes every remaining record in place, calling `body` for each discovery packet with
     /// its mDNS message read over the borrowed bytes (the analysis hot path: nothing is
     /// materialised). Every 4096 records the shared `progress` is updated.
+    /// - Parameter pauseAt: stop once this many records of the file have been read, to go on
+    ///   later (`nil`: read to the end).
+    /// - Returns: whether reading is over (the end of the file or the frame limit), false when
+    ///   it paused.
+    @discardableResult
     public mutating func forEachPacketInPlace(
-        progress: ReadProgress? = nil, _ body: (DiscoveryPacket, DNSMessageView?) -> Void
-    ) {
+        progress: ReadProgress? = nil, pauseAt: Int? = nil, _ body: (DiscoveryPacket, DNSMessageView?) -> Void
+    ) -> Bool {
         var decoder = self.decoder
         var interfaces = self.interfaces
         defer {
@@ -131,7 +136,9 @@ public struct CaptureRun {
             self.interfaces = interfaces
         }
         let file = self.file
+        let pause = pauseAt ?? Int.max
         while readsOn(progress) {
+            if file.recordsRead >= pause { return false }
             let more = file.readRecord { frame, header, bytes in
                 guard interfaces.select(header.interface, file, &decoder) else { return }
                 if header.interface == 0 {
@@ -149,8 +156,9 @@ public struct CaptureRun {
                     }
                 }
             }
-            if !more { return }
+            if !more { return true }
         }
+        return true
     }
 
     /// The warnings for the file once it has been read.

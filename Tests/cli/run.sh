@@ -427,6 +427,12 @@ if [ -d ../shared/captures/external ]; then
     check "the external captures give the same output on one thread and on several" \
         eval 'cmp -s "$T/serial-ext.json" "$T/parallel-ext.json" && [[ -s $T/serial-ext.json ]]'
 fi
+# One file: decoded on a thread of its own beside the tracking one when there are two
+# processors or more (PacketPipe); CASTSCOPE_JOBS=1 keeps it on one thread.
+CASTSCOPE_JOBS=1 "$BIN" analyze --format json "$T/dense.pcap" >"$T/one-thread.json" 2>/dev/null
+"$BIN" analyze --format json "$T/dense.pcap" >"$T/pipelined.json" 2>/dev/null
+check "one file decoded beside its tracking gives exactly the one-thread output" \
+    eval 'cmp -s "$T/one-thread.json" "$T/pipelined.json" && grep -q "\"devices\"" "$T/pipelined.json"'
 
 # ---------------------------------------------------------------- floods (bounded state, issue 7)
 # 100,000 fake devices (PTR only), then the real receiver: memory stays bounded, the receiver is
