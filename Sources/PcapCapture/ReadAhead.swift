@@ -45,9 +45,8 @@ final class ReadAhead: @unchecked Sendable {
     private let headroom: Int
     private let slotCapacity: Int
     private let slots: [UnsafeMutableRawPointer]
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let changed: UnsafeMutablePointer<pthread_cond_t>
-    private var thread: pthread_t?
+    private let mutex = HandOffLock()
+    private var thread: WorkerThread?
 
     // Guarded by `mutex`.
     private var results: [ReadAheadFill]
@@ -61,18 +60,8 @@ final class ReadAhead: @unchecked Sendable {
     /// - Returns: `nil` when no thread can be made (the caller goes on reading itself).
     static func start(source: any ByteSource, headroom: Int, slotCapacity: Int, slots: Int) -> ReadAhead? {
         let ahead = ReadAhead(source: source, headroom: headroom, slotCapacity: slotCapacity, slots: slots)
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(ahead).toOpaque()
-        let made = pthread_create(
-            &thread, nil,
-            { context in
-                // The thread holds the reference passed to it until it ends.
-                let ahead = Unmanaged<ReadAhead>.fromOpaque(context!).takeRetainedValue()
-                ahead.run()
-                return nil
-            }, context)
-        guard made == 0 else {
-            Unmanaged<ReadAhead>.fromOpaque(context).release()
+        // The thread holds a reference to `ahead` until it ends.
+        guard let thread = WorkerThread.start({ ahead.run() }) else {
             ahead.freeSlots()
             return nil
         }
@@ -86,17 +75,6 @@ final class ReadAhead: @unchecked Sendable {
         self.slotCapacity = slotCapacity
         slots = (0..<count).map { _ in .allocate(byteCount: headroom + slotCapacity, alignment: 16) }
         results = slots.map { ReadAheadFill(memory: $0, count: 0, bytesConsumed: 0, outcome: nil) }
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-        changed = .allocate(capacity: 1)
-        pthread_cond_init(changed, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(changed)
-        changed.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
     }
 
     private func freeSlots() {
@@ -108,29 +86,29 @@ final class ReadAhead: @unchecked Sendable {
     /// The next filled slot, in stream order; waits for the thread if it is not filled yet. Not
     /// called again once a fill with an ``ReadAheadFill/outcome`` has been taken.
     func take() -> ReadAheadFill {
-        pthread_mutex_lock(mutex)
-        while taken == produced { pthread_cond_wait(changed, mutex) }
+        mutex.lock()
+        while taken == produced { mutex.wait() }
         let fill = results[taken % slots.count]
         taken += 1
-        pthread_mutex_unlock(mutex)
+        mutex.unlock()
         return fill
     }
 
     /// Gives the oldest slot taken back to the thread (slots are given back in the order taken).
     func release() {
-        pthread_mutex_lock(mutex)
+        mutex.lock()
         released += 1
-        pthread_cond_signal(changed)
-        pthread_mutex_unlock(mutex)
+        mutex.signal()
+        mutex.unlock()
     }
 
     /// Stops the thread (after the read it is in, if any), waits for it and frees the slots.
     func stop() {
-        pthread_mutex_lock(mutex)
+        mutex.lock()
         stopping = true
-        pthread_cond_signal(changed)
-        pthread_mutex_unlock(mutex)
-        if let thread { pthread_join(thread, nil) }
+        mutex.signal()
+        mutex.unlock()
+        thread?.join()
         thread = nil
         freeSlots()
     }
@@ -139,11 +117,11 @@ final class ReadAhead: @unchecked Sendable {
 
     private func run() {
         while true {
-            pthread_mutex_lock(mutex)
-            while produced - released == slots.count && !stopping { pthread_cond_wait(changed, mutex) }
+            mutex.lock()
+            while produced - released == slots.count && !stopping { mutex.wait() }
             let index = produced % slots.count
             let stop = stopping
-            pthread_mutex_unlock(mutex)
+            mutex.unlock()
             if stop { return }
             var fill = ReadAheadFill(memory: slots[index], count: 0, bytesConsumed: 0, outcome: nil)
             let data = fill.memory + headroom
@@ -164,11 +142,11 @@ final class ReadAhead: @unchecked Sendable {
                 }
             }
             fill.bytesConsumed = source.bytesConsumed
-            pthread_mutex_lock(mutex)
+            mutex.lock()
             results[index] = fill
             produced += 1
-            pthread_cond_signal(changed)
-            pthread_mutex_unlock(mutex)
+            mutex.signal()
+            mutex.unlock()
             if fill.outcome != nil { return }
         }
     }
@@ -183,32 +161,25 @@ final class ReadAheadBudget: @unchecked Sendable {
 
     private let limit: Int
     private var active = 0
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let mutex = HandOffLock()
 
     init(limit: Int) {
         self.limit = limit
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
     }
 
     /// Takes one place, if there is one free (or in any case: tests).
     @discardableResult
     func acquire(beyondLimit: Bool = false) -> Bool {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        mutex.lock()
+        defer { mutex.unlock() }
         guard active < limit || beyondLimit else { return false }
         active += 1
         return true
     }
 
     func release() {
-        pthread_mutex_lock(mutex)
+        mutex.lock()
         active -= 1
-        pthread_mutex_unlock(mutex)
+        mutex.unlock()
     }
 }

@@ -8,13 +8,8 @@
 // machine a wake-up costs tens of microseconds: 256 packets a batch once used half as much CPU
 // again as reading on one thread (docs/performance.md).
 
+import PcapCapture
 import WireFormat
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Decoded packets and their checked messages, in memory of the batch's own.
 ///
@@ -126,64 +121,52 @@ final class PacketBatch {
 /// taking it and releasing it, both under the mutex.
 final class PacketPipe: @unchecked Sendable {
     private let batches: [PacketBatch]
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let changed: UnsafeMutablePointer<pthread_cond_t>
+    private let mutex = HandOffLock()
     // Guarded by `mutex`: batches published by the decoder, and released by the tracker.
     private var published = 0
     private var released = 0
 
     init(batches count: Int, capacity: Int, arenaCapacity: Int) {
         batches = (0..<Swift.max(2, count)).map { _ in PacketBatch(capacity: capacity, arenaCapacity: arenaCapacity) }
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-        changed = .allocate(capacity: 1)
-        pthread_cond_init(changed, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(changed)
-        changed.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
     }
 
     // The decoding thread's side.
 
     /// The next batch to fill, empty; waits while every batch is still with the tracker.
     func nextToFill() -> PacketBatch {
-        pthread_mutex_lock(mutex)
-        while published - released == batches.count { pthread_cond_wait(changed, mutex) }
+        mutex.lock()
+        while published - released == batches.count { mutex.wait() }
         let batch = batches[published % batches.count]
-        pthread_mutex_unlock(mutex)
+        mutex.unlock()
         batch.clear()
         return batch
     }
 
     /// Hands the batch ``nextToFill()`` gave to the tracker.
     func publish() {
-        pthread_mutex_lock(mutex)
+        mutex.lock()
         published += 1
-        pthread_cond_signal(changed)
-        pthread_mutex_unlock(mutex)
+        mutex.signal()
+        mutex.unlock()
     }
 
     // The tracking thread's side.
 
     /// The oldest batch published and not yet taken; waits for one.
     func take(_ taken: Int) -> PacketBatch {
-        pthread_mutex_lock(mutex)
-        while published == taken { pthread_cond_wait(changed, mutex) }
+        mutex.lock()
+        while published == taken { mutex.wait() }
         let batch = batches[taken % batches.count]
-        pthread_mutex_unlock(mutex)
+        mutex.unlock()
         return batch
     }
 
     /// Gives the oldest batch taken back to the decoder.
     func release() {
-        pthread_mutex_lock(mutex)
+        mutex.lock()
         released += 1
-        pthread_cond_signal(changed)
-        pthread_mutex_unlock(mutex)
+        mutex.signal()
+        mutex.unlock()
     }
 }
 
@@ -235,16 +218,7 @@ extension CaptureRun {
     ) {
         let pipe = PacketPipe(batches: batches, capacity: capacity, arenaCapacity: arenaCapacity)
         let job = DecodeJob(run: self, pipe: pipe, progress: progress)
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(job).toOpaque()
-        let made = pthread_create(
-            &thread, nil,
-            { context in
-                Unmanaged<DecodeJob>.fromOpaque(context!).takeRetainedValue().decode()
-                return nil
-            }, context)
-        guard made == 0 else {
-            Unmanaged<DecodeJob>.fromOpaque(context).release()
+        guard let thread = WorkerThread.start({ job.decode() }) else {
             forEachPacketInPlace(progress: progress, body)
             return
         }
@@ -257,7 +231,7 @@ extension CaptureRun {
             pipe.release()
             if last { break }
         }
-        pthread_join(thread, nil)
+        thread.join()
         self = job.run
     }
 }
