@@ -156,58 +156,66 @@ struct PacketPipeTests {
         try Data(out).write(to: URL(fileURLWithPath: output))
     }
 
-    @Test("a capture of many batches: the same hand-overs and the same report")
-    func manyBatches() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("packet-pipe-\(getpid())")
+    /// Runs `body` with the path of a temporary capture of `copies` × multi-device.pcap (and
+    /// `filler` ARP frames after each copy), removed afterwards.
+    static func withRepeatedCapture(copies: Int, filler: Int = 0, _ body: (String) throws -> Void) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("packet-pipe-\(getpid())-\(filler)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("long.pcap").path
-        try Self.repeated(PipelineSupport.path("multi-device.pcap"), copies: 2200, to: path)
-        let (expected, one) = try Self.inPlace(path)
-        #expect(expected.count > 3 * PacketBatch.defaultCapacity)
-        let (seen, two) = try Self.pipelined(
-            path, capacity: PacketBatch.defaultCapacity, arena: PacketBatch.defaultArenaCapacity)
-        Self.expectSame(seen, expected, "long.pcap")
-        Self.expectSameEnd(one, two, "long.pcap")
+        let path = dir.appendingPathComponent("repeated.pcap").path
+        try repeated(PipelineSupport.path("multi-device.pcap"), copies: copies, filler: filler, to: path)
+        try body(path)
+    }
 
-        var adaptive = try Self.open(path)
-        var adapted: [Seen] = []
+    /// The hand-overs and end state of ``CaptureRun/forEachPacketAdaptively(progress:_:)``, and
+    /// whether it went on two threads.
+    static func adaptively(_ path: String) throws -> ([Seen], CaptureRun, Bool) {
+        var run = try open(path)
+        var seen: [Seen] = []
         var stamps: [UInt64: Int] = [:]
-        let wentOnTwo = adaptive.forEachPacketAdaptively { adapted.append(Seen($0, $1, stamps: &stamps)) }
-        #expect(wentOnTwo, "a capture of mostly mDNS goes on two threads after the sample")
-        Self.expectSame(adapted, expected, "long.pcap, adaptively")
-        Self.expectSameEnd(one, adaptive, "long.pcap, adaptively")
+        let onTwo = run.forEachPacketAdaptively { seen.append(Seen($0, $1, stamps: &stamps)) }
+        return (seen, run, onTwo)
+    }
 
-        var o = AnalysisRun.Options(files: [path])
-        o.pipelined = false
-        let (single, _, _) = PipelineSupport.run(o)
-        o.pipelined = true
-        let (pipelined, status, _) = PipelineSupport.run(o)
-        #expect(status == .success)
-        let a = try #require(single)
-        let b = try #require(pipelined)
-        #expect(a.captures == b.captures)
-        #expect(a.devices == b.devices)
-        #expect(a.findings == b.findings)
-        #expect(a.devices.count >= 2)
+    @Test("a capture of many batches: the same hand-overs and the same report")
+    func manyBatches() throws {
+        try Self.withRepeatedCapture(copies: 2200) { path in
+            let (expected, one) = try Self.inPlace(path)
+            #expect(expected.count > 3 * PacketBatch.defaultCapacity)
+            let (seen, two) = try Self.pipelined(
+                path, capacity: PacketBatch.defaultCapacity, arena: PacketBatch.defaultArenaCapacity)
+            Self.expectSame(seen, expected, "long capture")
+            Self.expectSameEnd(one, two, "long capture")
+
+            let (adapted, adaptive, onTwo) = try Self.adaptively(path)
+            #expect(onTwo, "a capture of mostly mDNS goes on two threads after the sample")
+            Self.expectSame(adapted, expected, "long capture, adaptively")
+            Self.expectSameEnd(one, adaptive, "long capture, adaptively")
+
+            var o = AnalysisRun.Options(files: [path])
+            o.pipelined = false
+            let (single, _, _) = PipelineSupport.run(o)
+            o.pipelined = true
+            let (pipelined, status, _) = PipelineSupport.run(o)
+            #expect(status == .success)
+            let a = try #require(single)
+            let b = try #require(pipelined)
+            #expect(a.captures == b.captures)
+            #expect(a.devices == b.devices)
+            #expect(a.findings == b.findings)
+            #expect(a.devices.count >= 2)
+        }
     }
 
     @Test("a capture of mostly other traffic stays on one thread, with the same hand-overs")
     func sparseStaysOnOneThread() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("packet-pipe-sparse-\(getpid())")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("sparse.pcap").path
-        try Self.repeated(PipelineSupport.path("multi-device.pcap"), copies: 400, filler: 100, to: path)
-        let (expected, one) = try Self.inPlace(path)
-        var run = try Self.open(path)
-        #expect(run.file.recordsRead == 0)
-        var seen: [Seen] = []
-        var stamps: [UInt64: Int] = [:]
-        let pipelined = run.forEachPacketAdaptively { seen.append(Seen($0, $1, stamps: &stamps)) }
-        #expect(!pipelined)
-        #expect(one.file.recordsRead > CaptureRun.pipelineSample)
-        Self.expectSame(seen, expected, "sparse.pcap")
-        Self.expectSameEnd(one, run, "sparse.pcap")
+        try Self.withRepeatedCapture(copies: 400, filler: 100) { path in
+            let (expected, one) = try Self.inPlace(path)
+            #expect(one.file.recordsRead > CaptureRun.pipelineSample)
+            let (seen, run, onTwo) = try Self.adaptively(path)
+            #expect(!onTwo)
+            Self.expectSame(seen, expected, "sparse capture")
+            Self.expectSameEnd(one, run, "sparse capture")
+        }
     }
 }
