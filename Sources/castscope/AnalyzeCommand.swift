@@ -51,17 +51,23 @@ enum AnalyzeCommand {
         case .text:
             let text = AnalysisText.render(
                 report, style: TextStyle(colored: o.colored), width: .forOutput(o.output))
-            written = Array(text.utf8).withUnsafeBytes { emit($0, to: o.output) }
+            written = emit(text, to: o.output)
         // The JSON of a dense capture is megabytes: written from the writer's own buffer.
         case .json: written = AnalysisJSON.withRenderedUTF8(report) { emit($0, to: o.output) }
-        case .markdown: written = Array(AnalysisMarkdown.render(report).utf8).withUnsafeBytes { emit($0, to: o.output) }
+        case .markdown: written = emit(AnalysisMarkdown.render(report), to: o.output)
         }
         guard written else { return .cannotCreate }
         return FailOn.status(status, findings: report.findings, threshold: o.failOn)
     }
 
-    /// Writes `bytes` to the file at `path` (replacing it), or to standard output when `path`
+    /// Writes `text` to the file at `path` (replacing it), or to standard output when `path`
     /// is `nil`; prints the error and returns false when the file cannot be written.
+    static func emit(_ text: String, to path: String?) -> Bool {
+        var text = text
+        return text.withUTF8 { emit(UnsafeRawBufferPointer($0), to: path) }
+    }
+
+    /// The same for bytes (a report rendered into a buffer of its own).
     static func emit(_ bytes: UnsafeRawBufferPointer, to path: String?) -> Bool {
         guard let path else {
             Output.standardOutput.write(raw: bytes)
@@ -103,11 +109,9 @@ enum AnalyzeCommand {
     }
 
     /// Writes `text` to `path` (replacing it); prints the error and returns false on failure.
-    static func writeFile(_ path: String, _ text: String) -> Bool { writeFile(path, Array(text.utf8)) }
-
-    /// Writes UTF-8 `bytes` to `path` (replacing it); prints the error and returns false on failure.
-    static func writeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { writeFile(path, $0) }
+    static func writeFile(_ path: String, _ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { writeFile(path, UnsafeRawBufferPointer($0)) }
     }
 
     /// Writes `bytes` to `path` (replacing it); prints the error and returns false on failure.
