@@ -88,11 +88,10 @@ extension DiscoveryTracker {
         }
         clients[index].count(
             query, subtypeNames: subtypeNames, legacyUnicast: packet.legacyUnicast, at: now, frame: frame)
-        var endedBurst: QueryState?
         let effect = clients[index].place(
             names: names, knownAnswers: query.knownAnswers, listed: listed, at: now, frame: frame,
             sessionGap: options.sessionGapNanoseconds, burst: options.burstNanoseconds,
-            sessionRoom: finishedSessionCount < TrackerLimits.maximumFinishedSessions, endedBurst: &endedBurst)
+            sessionRoom: finishedSessionCount < TrackerLimits.maximumFinishedSessions)
         if effect.sessionStarted || effect.askedNew { forgetRepeats(of: index) }
         switch effect.endedSession {
         case .kept: finishedSessionCount += 1
@@ -106,7 +105,7 @@ extension DiscoveryTracker {
                     client: address, time: now, frame: frame,
                     names: query.questions.map { self.names.name($0.key).description }))
         }
-        if let ended = endedBurst { close(ended, client: index) }
+        if effect.burstEnded, let ended = clients[index].ended.take() { close(ended, client: index) }
         if effect.burstStarted {
             pendingSince[index] = now
             clients[index].pending?.unicastResponse = query.questions.contains { $0.unicastResponse }

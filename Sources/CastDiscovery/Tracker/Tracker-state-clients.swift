@@ -45,6 +45,11 @@ extension DiscoveryTracker {
         var currentStart: Timestamp? { current?.start }
         var finished: [SessionState] = []
         var pending: QueryState?
+        /// The burst the last query ended, until the tracker takes it to classify it. Kept here
+        /// rather than handed back in a local `QueryState?`: the tracker destroyed that local
+        /// after every query, through the type's value witness (~200 instructions), where most
+        /// queries end no burst.
+        var ended: QueryState?
         /// Per instance name expected to answer one of its queries (sparse; each entry costs one
         /// of the pair budget).
         var responses = NameMap<ResponseCounter>()
@@ -91,8 +96,8 @@ extension DiscoveryTracker.ClientState {
     }
 
     /// What one query did to the client's sessions and bursts.
-    /// (The burst a query ends is handed over apart, through `place`'s `endedBurst`: in here,
-    /// every query's effect was copied and destroyed with a whole query state inside.)
+    /// (The burst a query ends is left in ``ended``: in here, every query's effect was copied
+    /// and destroyed with a whole query state inside.)
     struct QueryEffect {
         /// Whether it started a new discovery session.
         var sessionStarted = false
@@ -102,6 +107,8 @@ extension DiscoveryTracker.ClientState {
         var burstStarted = false
         /// Whether it asked a name its session had not asked yet.
         var askedNew = false
+        /// Whether it ended a burst, now in ``ended`` to be classified.
+        var burstEnded = false
     }
 
     /// Counts one query's questions.
@@ -139,10 +146,10 @@ extension DiscoveryTracker.ClientState {
     ///   - knownAnswers: the PTR records it lists as known.
     ///   - listed: those of them that suppress their device's answer.
     ///   - sessionRoom: whether the finished sessions of all clients together have room.
-    ///   - endedBurst: set to the burst the query ended, to be classified now.
+    /// A burst the query ends is left in ``ended`` (``QueryEffect/burstEnded``).
     mutating func place(
         names: [NameID], knownAnswers: [KnownAnswer], listed: [KnownAnswer], at now: Timestamp, frame: FrameRef,
-        sessionGap: Int64, burst: Int64, sessionRoom: Bool, endedBurst: inout QueryState?
+        sessionGap: Int64, burst: Int64, sessionRoom: Bool
     ) -> QueryEffect {
         var effect = QueryEffect()
         let newSession = lastQuery.map { now.nanoseconds(since: $0) >= sessionGap } ?? true
@@ -167,7 +174,10 @@ extension DiscoveryTracker.ClientState {
         } else {
             if let last = lastBurst, !newSession { noteInterval(Double(now.nanoseconds(since: last)) / 1e6) }
             lastBurst = now
-            endedBurst = pending
+            if pending != nil {
+                ended = pending
+                effect.burstEnded = true
+            }
             var q = QueryState(time: now, frame: frame, names: Array(names))
             q.merge(knownAnswers)
             pending = q
