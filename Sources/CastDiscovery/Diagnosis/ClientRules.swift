@@ -127,13 +127,23 @@ extension Diagnosis {
         let missing = c.client.appIDsQueried.filter { !answeredApps.contains($0.lowercased()) }
         guard !missing.isEmpty else { return [] }
         let missingApps = Set(missing.map { $0.lowercased() })
-        let subtypeQueries = c.queries.filter { q in
-            q.names.contains { n in
+        // The queries that asked for a missing app ID, up to the frames a finding keeps. A
+        // client repeats the same few names in every query: each name is tested once.
+        var asksMissing: [String: Bool] = [:]
+        var subtypeFrames: [FrameRef] = []
+        for q in c.queries where subtypeFrames.count < Finding.maximumFrames {
+            let asks = q.names.contains { n in
+                if let known = asksMissing[n] { return known }
                 // `_<APPID>._sub.…`: the app ID is the first label without its underscore.
-                let label = n.lowercased().prefix { $0 != "." }
-                return label.hasPrefix("_") && n.lowercased().dropFirst(label.count).hasPrefix("._sub.")
+                let lower = n.lowercased()
+                let label = lower.prefix { $0 != "." }
+                let asks =
+                    label.hasPrefix("_") && lower.dropFirst(label.count).hasPrefix("._sub.")
                     && missingApps.contains(String(label.dropFirst()))
+                asksMissing[n] = asks
+                return asks
             }
+            if asks { subtypeFrames.append(q.frame) }
         }
         return [
             Finding(
@@ -147,8 +157,7 @@ extension Diagnosis {
                 advice: "Check the receiver app ID in the sender code and in the Cast Developer "
                     + "Console (published, or the device registered for testing); the Default Media "
                     + "Receiver is CC1AD845.",
-                frames: subtypeQueries.map(\.frame),
-                subjects: FindingSubjects(clients: [c.address], appIDs: missing))
+                frames: subtypeFrames, subjects: FindingSubjects(clients: [c.address], appIDs: missing))
         ]
     }
 
