@@ -6,4 +6,5 @@ import Pipeline
 
 let version = "0.1.0"
 
+MemoryPolicy.apply()
 finish(Commands.main(Array(CommandLine.arguments.dropFirst())))
