@@ -101,25 +101,69 @@ extension QueryOutcome {
     /// (the same burst sent over IPv4 and IPv6) is joined into it, its answers timed from the
     /// earlier one. `queries` are one host's, already relabelled to its primary address.
     static func joined(_ queries: [QueryOutcome], sources: [IPAddress], window: Int64) -> [QueryOutcome] {
-        joinedInTime(queries, sources: sources, within: window, time: \.time) { $0.join($1) }
+        joinedInTime(queries, sources: sources, within: window, time: { $0.time }) { $0.join($1) }
     }
 
     /// Joins the same burst sent from another address of the host (`other` no earlier).
+    ///
+    /// The lists are a handful of names and device ids: they are sorted and searched as arrays
+    /// (``DistinctStrings``), which cost a tenth of the sets and dictionary once used here.
     mutating func join(_ other: QueryOutcome) {
-        names = Array(Set(names).union(other.names)).sorted()
+        var allNames = names + other.names
+        allNames.sort()
+        names = allNames.enumerated().compactMap { i, name in i > 0 && allNames[i - 1] == name ? nil : name }
         let shift = Double(other.time.nanoseconds(since: time)) / 1e6
-        var byDevice: [String: Answer] = [:]
-        for a in answered { byDevice[a.deviceID] = a }
-        for a in other.answered {
-            let moved = Answer(deviceID: a.deviceID, delayMs: a.delayMs + shift, frame: a.frame)
-            if let known = byDevice[a.deviceID], known.delayMs <= moved.delayMs { continue }
-            byDevice[a.deviceID] = moved
+        // Each device's earliest answer; its place found by a search while the lists are short,
+        // through a dictionary when they are long (a network of many devices).
+        var merged: [Answer] = []
+        merged.reserveCapacity(answered.count + other.answered.count)
+        var place: [String: Int]? = answered.count + other.answered.count > DistinctStrings.arrayLimit ? [:] : nil
+        func put(_ a: Answer, keepEarlier: Bool) {
+            let found = place != nil ? place![a.deviceID] : merged.firstIndex { $0.deviceID == a.deviceID }
+            guard let i = found else {
+                place?[a.deviceID] = merged.count
+                return merged.append(a)
+            }
+            if keepEarlier, merged[i].delayMs <= a.delayMs { return }
+            merged[i] = a
         }
-        answered = byDevice.values.sorted { ($0.delayMs, $0.deviceID) < ($1.delayMs, $1.deviceID) }
-        let answeredIDs = Set(byDevice.keys)
-        var seen = answeredIDs
-        suppressed = (suppressed + other.suppressed).filter { seen.insert($0).inserted }
-        missed = (missed + other.missed).filter { seen.insert($0).inserted }
+        for a in answered { put(a, keepEarlier: false) }
+        for a in other.answered {
+            put(Answer(deviceID: a.deviceID, delayMs: a.delayMs + shift, frame: a.frame), keepEarlier: true)
+        }
+        merged.sort { ($0.delayMs, $0.deviceID) < ($1.delayMs, $1.deviceID) }
+        answered = merged
+        var seen = DistinctStrings(merged.map(\.deviceID))
+        suppressed = (suppressed + other.suppressed).filter { seen.insert($0) }
+        missed = (missed + other.missed).filter { seen.insert($0) }
+    }
+}
+
+/// Strings met so far: an array searched from the start while it is short (comparing a few
+/// strings costs less than hashing one), a set once it is longer.
+struct DistinctStrings {
+    static let arrayLimit = 16
+    private var few: [String]
+    private var many: Set<String> = []
+
+    init(_ strings: [String]) {
+        few = []
+        few.reserveCapacity(Swift.min(strings.count, Self.arrayLimit))
+        for s in strings { _ = insert(s) }
+    }
+
+    /// Adds `s`. - Returns: whether it was not there yet.
+    mutating func insert(_ s: String) -> Bool {
+        if !many.isEmpty { return many.insert(s).inserted }
+        if few.contains(s) { return false }
+        if few.count < Self.arrayLimit {
+            few.append(s)
+        } else {
+            many = Set(few)
+            many.insert(s)
+            few = []
+        }
+        return true
     }
 }
 
@@ -128,7 +172,7 @@ extension LatencyRow {
     /// within `gap` of a session is the same discovery session; the joined row starts at the
     /// earlier start and takes the earlier first answer and resolution.
     static func joined(_ rows: [LatencyRow], sources: [IPAddress], gap: Int64) -> [LatencyRow] {
-        joinedInTime(rows, sources: sources, within: gap, time: \.sessionStart) { $0.join($1) }
+        joinedInTime(rows, sources: sources, within: gap, time: { $0.sessionStart }) { $0.join($1) }
     }
 
     /// Joins the same session seen from another address of the host (`other` no earlier).
@@ -289,20 +333,24 @@ extension AnalysisReport {
 func joinedInTime<T>(
     _ items: [T], sources: [IPAddress], within window: Int64, time: (T) -> Timestamp, join: (inout T, T) -> Void
 ) -> [T] {
-    let order = items.indices.sorted { (time(items[$0]), $0) < (time(items[$1]), $1) }
+    // The times read once: the sort compares each item's many times.
+    let times = items.map(time)
+    let order = items.indices.sorted { (times[$0], $0) < (times[$1], $1) }
     var out: [T] = []
+    out.reserveCapacity(items.count)
     var outSources: [Set<IPAddress>] = []
+    var lastTime = Timestamp(seconds: 0, nanoseconds: 0)
     for i in order {
-        let item = items[i]
-        if let last = out.last, time(item).nanoseconds(since: time(last)) < window,
+        if !out.isEmpty, times[i].nanoseconds(since: lastTime) < window,
             !outSources[outSources.count - 1].contains(sources[i])
         {
-            join(&out[out.count - 1], item)
+            join(&out[out.count - 1], items[i])
             outSources[outSources.count - 1].insert(sources[i])
         } else {
-            out.append(item)
+            out.append(items[i])
             outSources.append([sources[i]])
         }
+        lastTime = time(out[out.count - 1])
     }
     return out
 }
