@@ -111,18 +111,35 @@ extension DiscoveryTracker {
         // query marks the ones it listed in two arrays (answered, listed) instead of building
         // sets: linear in the lists whatever their size, and nothing allocated per query.
         let deviceIDs = Array(keysByDevice.keys)
-        var deviceOfInstance: [NameID: Int] = [:]
-        for (number, id) in deviceIDs.enumerated() { for k in keysByDevice[id] ?? [] { deviceOfInstance[k] = number } }
+        // Each instance name's device number, by the name's place in the table (-1: none): an
+        // array read, where a dictionary hashed the name for every device of every query.
+        var deviceOfName = [Int](repeating: -1, count: names.count)
+        for (number, id) in deviceIDs.enumerated() { for k in keysByDevice[id] ?? [] { deviceOfName[k.index] = number } }
+        func deviceOfInstance(_ k: NameID) -> Int? {
+            let d = deviceOfName[k.index]
+            return d >= 0 ? d : nil
+        }
         var answeredIn = [Int](repeating: -1, count: deviceIDs.count)
         var listedIn = [Int](repeating: -1, count: deviceIDs.count)
         var queryNumber = 0
         var queries: [QueryOutcome] = []
+        queries.reserveCapacity(clients.reduce(0) { $0 + $1.queryLog.count })
+        // A client asks the same few names in query after query: each list of names is spelled
+        // once, and its queries share the one array.
+        var namesText: [[NameID]: [String]] = [:]
+        func spelled(_ keys: [NameID]) -> [String] {
+            if let text = namesText[keys] { return text }
+            let text = keys.map { names.name($0).description }.sorted()
+            namesText[keys] = text
+            return text
+        }
         for c in clients {
             for e in c.queryLog {
                 queryNumber += 1
                 var answers: [QueryOutcome.Answer] = []
+                answers.reserveCapacity(Swift.min(e.answered.count, QueryOutcome.maximumDevicesListed))
                 for a in e.answered.sorted(by: { $0.delay < $1.delay }) {
-                    guard let d = deviceOfInstance[a.instance], answeredIn[d] != queryNumber else { continue }
+                    guard let d = deviceOfInstance(a.instance), answeredIn[d] != queryNumber else { continue }
                     answeredIn[d] = queryNumber
                     guard answers.count < QueryOutcome.maximumDevicesListed else {
                         drops.queryListEntries += 1
@@ -136,8 +153,9 @@ extension DiscoveryTracker {
                 /// The devices of `keys` not answered and not listed before in this query.
                 func unlisted(_ keys: [NameID]) -> [String] {
                     var out: [String] = []
+                    out.reserveCapacity(Swift.min(keys.count, QueryOutcome.maximumDevicesListed))
                     for k in keys {
-                        guard let d = deviceOfInstance[k], answeredIn[d] != queryNumber, listedIn[d] != queryNumber
+                        guard let d = deviceOfInstance(k), answeredIn[d] != queryNumber, listedIn[d] != queryNumber
                         else { continue }
                         listedIn[d] = queryNumber
                         guard out.count < QueryOutcome.maximumDevicesListed else {
@@ -152,7 +170,7 @@ extension DiscoveryTracker {
                 queries.append(
                     QueryOutcome(
                         client: c.address, time: e.time, frame: e.frame,
-                        names: e.names.map { names.name($0).description }.sorted(), answered: answers,
+                        names: spelled(e.names), answered: answers,
                         suppressed: suppressed, missed: unlisted(e.missed), unicastResponse: e.unicastResponse))
             }
         }

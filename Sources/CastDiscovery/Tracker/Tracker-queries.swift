@@ -216,6 +216,8 @@ extension DiscoveryTracker {
     /// under a name it asked, that was there when it was asked, and had not said goodbye.
     func outcomes(of q: QueryState) -> [(key: NameID, kind: QueryOutcomeKind)] {
         var outcomes: [(key: NameID, kind: QueryOutcomeKind)] = []
+        // At most one a device: grown one append at a time it cost half the function.
+        outcomes.reserveCapacity(instances.count)
         for slot in instances.indices {
             // Fields read in place: copying each instance's state here cost more than the rest.
             let key = instances[slot].key

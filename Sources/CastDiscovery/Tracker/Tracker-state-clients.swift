@@ -242,6 +242,20 @@ extension DiscoveryTracker.ClientState {
         // At most `QueryOutcome.maximumDevicesListed` devices per kind in an entry.
         let listLimit = QueryOutcome.maximumDevicesListed
         let keepEntry = (queryLog.count < TrackerLimits.maximumQueriesKept && logRoom) || listAll
+        if keepEntry {
+            // Each list allocated once at its size, not grown one device at a time.
+            var counts = (suppressed: 0, answered: 0, missed: 0)
+            for (_, kind) in outcomes {
+                switch kind {
+                case .suppressed: counts.suppressed += 1
+                case .answered: counts.answered += 1
+                case .missed: counts.missed += 1
+                }
+            }
+            closed.entry.suppressed.reserveCapacity(Swift.min(counts.suppressed, listLimit))
+            closed.entry.answered.reserveCapacity(Swift.min(counts.answered, listLimit))
+            closed.entry.missed.reserveCapacity(Swift.min(counts.missed, listLimit))
+        }
         for (key, kind) in outcomes {
             let counted = responses.modify(key, budget: &budget, default: { DiscoveryTracker.ResponseCounter() }) {
                 counter in
