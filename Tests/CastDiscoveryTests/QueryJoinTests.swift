@@ -34,7 +34,9 @@ struct QueryJoinTests {
     static func outcome(ms: Int64, frame: Int, devices: Int, seed: UInt64) -> QueryOutcome {
         var rng = SplitMix(seed: seed)  // InPlaceDecodingTests'
         func device() -> String { "device-\(rng.next() % UInt64(devices + devices / 2 + 1))" }
-        var names = ["_googlecast._tcp.local", "_CC1AD845._sub._googlecast._tcp.local", "_\(rng.next() % 4)._sub.local"]
+        var names = [
+            "_googlecast._tcp.local", "_CC1AD845._sub._googlecast._tcp.local", "_\(rng.next() % 4)._sub.local",
+        ]
         names.swapAt(0, Int(rng.next() % 3))
         return QueryOutcome(
             client: IPAddress("192.0.2.1")!, time: Timestamp(seconds: 0, nanoseconds: ms * 1_000_000),

@@ -114,7 +114,9 @@ extension DiscoveryTracker {
         // Each instance name's device number, by the name's place in the table (-1: none): an
         // array read, where a dictionary hashed the name for every device of every query.
         var deviceOfName = [Int](repeating: -1, count: names.count)
-        for (number, id) in deviceIDs.enumerated() { for k in keysByDevice[id] ?? [] { deviceOfName[k.index] = number } }
+        for (number, id) in deviceIDs.enumerated() {
+            for k in keysByDevice[id] ?? [] { deviceOfName[k.index] = number }
+        }
         func deviceOfInstance(_ k: NameID) -> Int? {
             let d = deviceOfName[k.index]
             return d >= 0 ? d : nil
