@@ -32,9 +32,19 @@ test-deps:
 # runtime is linked in (--static-swift-stdlib): the binary runs without the toolchain, and it
 # starts in about 7 ms of CPU instead of 17 (no dynamic linking of libswiftCore and Foundation).
 RELEASE_FLAGS ?= --experimental-lto-mode=full --static-swift-stdlib
+# Profile-guided: scripts/pgo-profile builds an instrumented copy, runs it over captures/ and
+# prints the flags that hand its profile to this build (11% fewer instructions on the dense
+# benchmark, docs/performance.md). PGO=0 builds without it (one build instead of two).
+PGO ?= 1
 
 build: deps
+ifneq ($(PGO),0)
+	@mkdir -p .build/pgo
+	SWIFT=$(SWIFT) scripts/pgo-profile $(RELEASE_FLAGS) >.build/pgo/flags
+	$(SWIFT) build -c release $(RELEASE_FLAGS) $$(cat .build/pgo/flags)
+else
 	$(SWIFT) build -c release $(RELEASE_FLAGS)
+endif
 
 demo: build
 	$(BIN) analyze $(DEMO_CAPTURE)

@@ -25,6 +25,26 @@ if ! make --no-print-directory static >"$T/build.log" 2>&1; then
     exit 1
 fi
 
+# ---------------------------------------------------------------- profile-guided build
+# make build trains an instrumented copy on captures/ (scripts/pgo-profile) and hands the profile
+# to the release build: the flags must name it, and the training must have reached the tracker's
+# per-packet path (a profile of start-up and usage errors alone would steer nothing that counts).
+PROFDATA=$(dirname "$(readlink -f "$(command -v swift)")")/llvm-profdata
+if [[ ${PGO:-1} == 0 ]]; then
+    ok "make build without a profile (PGO=0)"
+elif [[ ! -x $PROFDATA ]]; then
+    ok "the toolchain has no llvm-profdata: built without a profile"
+else
+    check "make build used the profile (.build/pgo/flags names .build/pgo/castscope.profdata)" \
+        eval 'grep -q -- "-ir-profile-use=$PWD/.build/pgo/castscope.profdata" .build/pgo/flags \
+            && [[ -s .build/pgo/castscope.profdata ]] || { cat .build/pgo/flags >"$T/err"; false; }'
+    "$PROFDATA" show --counts --function=ingestResponse .build/pgo/castscope.profdata >"$T/profile" 2>"$T/err"
+    check "the profile counts the tracker's responses (ingestResponse ran in training)" \
+        eval 'grep "Block counts:" "$T/profile" | grep -q "[1-9]" || { head -c 300 "$T/profile" >"$T/err"; false; }'
+    check "the release binary is not the instrumented one (no profile runtime in it)" \
+        eval '! grep -q __llvm_profile_runtime "$CASTSCOPE" 2>/dev/null || { echo "instrumented" >"$T/err"; false; }'
+fi
+
 PREFIX=$T/prefix
 check "make install PREFIX=… succeeds" eval 'make --no-print-directory install PREFIX="$PREFIX" >"$T/install.log" 2>&1'
 missing=""
