@@ -33,7 +33,7 @@ test-deps:
 # starts in about 7 ms of CPU instead of 17 (no dynamic linking of libswiftCore and Foundation).
 RELEASE_FLAGS ?= --experimental-lto-mode=full --static-swift-stdlib
 # Profile-guided: scripts/pgo-profile builds an instrumented copy, runs it over captures/ and
-# prints the flags that hand its profile to this build (11% fewer instructions on the dense
+# prints the flags that hand its profile to this build (13% fewer instructions on the dense
 # benchmark, docs/performance.md). PGO=0 builds without it (one build instead of two).
 PGO ?= 1
 

@@ -29,11 +29,12 @@ fi
 # make build trains an instrumented copy on captures/ (scripts/pgo-profile) and hands the profile
 # to the release build: the flags must name it, and the training must have reached the tracker's
 # per-packet path (a profile of start-up and usage errors alone would steer nothing that counts).
-PROFDATA=$(dirname "$(readlink -f "$(command -v swift)")")/llvm-profdata
+PROFDATA=$(scripts/pgo-profile --profdata)
 if [[ ${PGO:-1} == 0 ]]; then
     ok "make build without a profile (PGO=0)"
-elif [[ ! -x $PROFDATA ]]; then
-    ok "the toolchain has no llvm-profdata: built without a profile"
+elif [[ -z $PROFDATA ]]; then
+    check "the toolchain has no llvm-profdata: built without a profile (.build/pgo/flags empty)" \
+        eval '[[ ! -s .build/pgo/flags ]] || { cat .build/pgo/flags >"$T/err"; false; }'
 else
     check "make build used the profile (.build/pgo/flags names .build/pgo/castscope.profdata)" \
         eval 'grep -q -- "-ir-profile-use=$PWD/.build/pgo/castscope.profdata" .build/pgo/flags \
