@@ -36,9 +36,12 @@ elif [[ -z $PROFDATA ]]; then
     check "the toolchain has no llvm-profdata: built without a profile (.build/pgo/flags empty)" \
         eval '[[ ! -s .build/pgo/flags ]] || { cat .build/pgo/flags >"$T/err"; false; }'
 else
-    check "make build used the profile (.build/pgo/flags names .build/pgo/castscope.profdata)" \
-        eval 'grep -q -- "-ir-profile-use=$PWD/.build/pgo/castscope.profdata" .build/pgo/flags \
-            && [[ -s .build/pgo/castscope.profdata ]] || { cat .build/pgo/flags >"$T/err"; false; }'
+    # The flags name a copy of .build/pgo/castscope.profdata named by its hash (so that a new
+    # profile rebuilds every module with it).
+    USED=.build/pgo/castscope-$(sha256sum .build/pgo/castscope.profdata | cut -c1-16).profdata
+    check "make build used the profile (.build/pgo/flags names $USED)" \
+        eval 'grep -q -- "-ir-profile-use=$PWD/$USED" .build/pgo/flags && cmp -s "$USED" .build/pgo/castscope.profdata \
+            || { cat .build/pgo/flags >"$T/err"; false; }'
     "$PROFDATA" show --counts --function=ingestResponse .build/pgo/castscope.profdata >"$T/profile" 2>"$T/err"
     check "the profile counts the tracker's responses (ingestResponse ran in training)" \
         eval 'grep "Block counts:" "$T/profile" | grep -q "[1-9]" || { head -c 300 "$T/profile" >"$T/err"; false; }'
