@@ -20,18 +20,28 @@
 #   coreutils (timeout), avahi-daemon, tcpdump (>= 4.99), tshark,
 #   wireshark-common (capinfos), python3 with the `zeroconf` module
 #   (pip install zeroconf; tested with 0.154.0),
-#   iptables (only for own-queries-dropped; uses the iptables-legacy command).
+#   iptables (only for own-queries-dropped; uses the iptables-legacy command),
+#   nftables (nft; only for connect-timeout, connect-unreachable and
+#   mdns-port-unreachable),
+#   openssl (only for connect-established: a throw-away self-signed
+#   certificate made in the temporary work directory, never stored here).
 #
 # Safety rules:
 #   * must run as root; all traffic stays inside the network namespaces cs-* (or $CASTSCOPE_NS_PREFIX-*)
 #     created here (nothing is attached to the host's own interfaces);
-#   * only documentation addresses: 192.0.2.0/24, 198.51.100.0/24 (vlan-separated)
-#     and 2001:db8::/32 (plus the fe80:: link-local addresses the kernel adds
-#     inside the namespaces); advertised-address puts 172.17.0.2 and
-#     169.254.23.1 in A record DATA only (never on an interface, nothing sent
-#     to them);
-#   * all namespaces, links and processes created here are removed on exit,
-#     also on failure or Ctrl-C (trap).
+#   * only documentation addresses: 192.0.2.0/24, 198.51.100.0/24 (vlan-separated,
+#     wrong-interface, connect-wrong-address) and 2001:db8::/32 (plus the fe80::
+#     link-local addresses the kernel adds inside the namespaces); advertised-address
+#     puts 172.17.0.2 and 169.254.23.1 in A record DATA only (never on an
+#     interface, nothing sent to them);
+#   * the connect-* scenarios open TCP/TLS connections only to the address
+#     and port the Living Room TV advertises (192.0.2.21:8009, inside the
+#     namespaces; cast_connect.py refuses anything outside 192.0.2.0/24);
+#     connect-wrong-address only to the advertised 198.51.100.7:8009, which no
+#     host has: the SYNs go to a router namespace (cast_connect.py --allow
+#     198.51.100.0/24), which answers with ICMP host unreachable;
+#   * all namespaces, nft tables, links and processes created here are removed
+#     on exit, also on failure or Ctrl-C (trap).
 #
 # Determinism: fixed MAC addresses (02:ca:57:00:00:<host>), IP addresses,
 # host names, UUIDs, instance names and TXT records; the SSDP responder uses a
@@ -50,7 +60,9 @@ ALL_CAPTURES=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented
               txt-missing-fn device-expired slow-response duplicate-name
               address-changed query-storm repeater advertised-address relayed-queries
               dial-other-device dial-unanswered vlan-separated multicast-decayed cached-address
-              local-name-dns wrong-interface)
+              local-name-dns wrong-interface
+              connect-established connect-refused connect-timeout connect-unreachable
+              connect-wrong-address mdns-port-unreachable)
 
 # --- fixed identities -------------------------------------------------------
 CC_HOST=3f5d6b2a-8c91-4e07-b2d4-6a1f0c9e7d35      # "Living Room TV" (Chromecast)
@@ -76,6 +88,11 @@ VLAN20_CC4=198.51.100.21                           # Living Room TV on the other
 VLAN20_PHONE4=198.51.100.11                        # a phone on that VLAN (vlan-separated)
 DNS4=192.0.2.53                                    # the LAN's unicast DNS server (local-name-dns)
 VPN4=198.51.100.10                                 # the sender's second interface (wrong-interface)
+# connect-wrong-address: the sender's default gateway (192.0.2.1 on the LAN, 198.51.100.1 on a
+# second bridge with no other host), and the A record the TV advertises: an address on that
+# second network that no host has (nothing answers ARP for it).
+GW4=192.0.2.1        GW_FAR4=198.51.100.1
+WRONG_A=198.51.100.7
 
 die()  { echo "generate.sh: error: $*" >&2; exit 1; }
 note() { printf '%s [%s] %s\n' "$(date +%H:%M:%S)" "${CUR:-main}" "$*"; }
@@ -115,6 +132,7 @@ check_requirements() {
 # --- bookkeeping and cleanup ------------------------------------------------
 declare -a NSES=()       # namespaces created by this run
 declare -A PID=()        # name -> pid of background processes started by us
+declare -a NFTS=()       # namespaces in which we made the nft table `inet cs`
 WORK=""
 
 teardown() {
@@ -126,7 +144,10 @@ teardown() {
     for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
   done
   for n in "${!PID[@]}"; do wait "${PID[$n]}" 2>/dev/null || true; done
+  # (deleting the namespace would drop its nft table too; be explicit anyway)
+  for ns in "${NFTS[@]}"; do ip netns exec "$ns" nft delete table inet cs 2>/dev/null || true; done
   for ns in "${NSES[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+  NFTS=()
   NSES=()
   PID=()
 }
@@ -964,6 +985,155 @@ cap_relayed-queries() {
   show_log dev1
 }
 
+# --- after discovery: TCP and TLS to the advertised address and port -------
+
+# nft_input NS RULE... : add RULE to an input chain in NS (table `inet cs`,
+#   made on first use and deleted again by teardown)
+nft_input() {
+  local ns=$1
+  shift
+  if ! ip netns exec "$ns" nft list table inet cs >/dev/null 2>&1; then
+    ip netns exec "$ns" nft add table inet cs
+    NFTS+=("$ns")
+    ip netns exec "$ns" nft add chain inet cs in '{ type filter hook input priority 0; }'
+  fi
+  ip netns exec "$ns" nft add rule inet cs in "$@"
+  ip netns exec "$ns" nft list chain inet cs in | sed -n 's/^\t\t/    nft: /p'
+}
+
+# make_cert DIR CN : a throw-away self-signed certificate DIR/cert.pem + DIR/key.pem
+#   (in $WORK, so removed on exit; never written into captures/)
+make_cert() {
+  local d=$1 cn=$2
+  mkdir -p "$d"
+  openssl req -x509 -newkey rsa:2048 -nodes -subj "/CN=$cn" -days 2 \
+    -keyout "$d/key.pem" -out "$d/cert.pem" >"$WORK/openssl.log" 2>&1 ||
+    { cat "$WORK/openssl.log" >&2; die "openssl req failed"; }
+  chmod 0600 "$d/key.pem"
+}
+
+# capture_connect NAME OUTCOME : the sender (tools/cast_connect.py) discovers
+# the Living Room TV (avahi, 192.0.2.21, SRV port 8009), connects to the
+# advertised address and port and, once connected, does a TLS handshake, as a
+# Cast sender does after discovery.  What the TV's namespace does with TCP
+# port 8009 decides OUTCOME (established, refused, timeout, unreachable);
+# cast_connect.py --expect fails the scenario if it gets anything else.
+capture_connect() {
+  local name=$1 want=$2 rc=0
+  lan v4
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  case $want in
+    established) # a real TLS listener on 8009, with a certificate made now
+      make_cert "$WORK/tls" $CC_HOST
+      spawn tls ${NSP}-dev1 "$PY" "$TOOLS/tls_listener.py" --ip $CC4 --port 8009 \
+        --cert "$WORK/tls/cert.pem" --key "$WORK/tls/key.pem"
+      wait_log tls "ready" 10 ;;
+    refused) ;; # nothing listens on 8009: the kernel answers the SYN with RST
+    timeout) nft_input ${NSP}-dev1 tcp dport 8009 drop ;;
+    unreachable) nft_input ${NSP}-dev1 tcp dport 8009 reject with icmp type port-unreachable ;;
+    *) die "capture_connect: unknown outcome $want" ;;
+  esac
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
+  wait_log dev1 "successfully established" 15
+  sleep 5 # avahi's probing/announcing is over before the capture starts
+  start_capture ${NSP}-sender eth0 "$name"
+  # connect timeout 4.5 s: room for at least 2 SYN retransmissions (classic backoff
+  # sends them at about 1 s and 3 s; Linux >= 6.7, as here, at 1, 2, 3 and 4 s)
+  spawn connect ${NSP}-sender "$PY" "$TOOLS/cast_connect.py" --ip $SENDER4 --timeout 4.5 --linger 1 \
+    --expect "$want"
+  finish connect 30 || rc=$?
+  ((rc == 0)) || { show_log connect; die "cast_connect.py: outcome is not $want (rc=$rc)"; }
+  [[ $want != established ]] || stop tls INT
+  # tcpdump gets packets from the kernel in blocks that are handed over after
+  # up to 1 s; wait that long so the last query and the IGMP leave are kept
+  sleep 1
+  stop_capture "$name"
+  show_log connect
+  [[ $want != established ]] || { show_log tls; rm -rf "$WORK/tls"; }
+}
+
+cap_connect-established() { capture_connect connect-established established; }
+cap_connect-refused() { capture_connect connect-refused refused; }
+cap_connect-timeout() { capture_connect connect-timeout timeout; }
+cap_connect-unreachable() { capture_connect connect-unreachable unreachable; }
+
+cap_connect-wrong-address() {
+  # The Living Room TV is tools/hand_responder.py --mode full at 192.0.2.21,
+  # but its A record gives 198.51.100.7 (--advertise), as a receiver in a
+  # Docker container or on a multi-homed host publishes a bridge address.
+  # The sender's default route is a router (192.0.2.1 on br0, IPv4
+  # forwarding on, 198.51.100.1/24 on br1, where no host has 198.51.100.7).
+  # cast_connect.py connects to the resolved 198.51.100.7:8009: the SYN goes
+  # to the router's MAC, the router ARPs on br1 in vain and, when neighbour
+  # resolution fails (3 probes 1 s apart), answers every queued SYN with ICMP
+  # host unreachable (type 3 code 1) from 192.0.2.1.  connect() then fails
+  # with EHOSTUNREACH, and the ICMP is read from the socket's error queue.
+  local rc=0
+  lan v4
+  mkbridge br1
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  add_host ${NSP}-router eth0 02:ca:57:00:00:01 br0 $GW4/24 -
+  add_host ${NSP}-router eth1 02:ca:57:00:01:01 br1 $GW_FAR4/24 -
+  psys ${NSP}-router net.ipv4.ip_forward 1
+  ip -n ${NSP}-sender route add default via $GW4
+  spawn dev1 ${NSP}-dev1 "$PY" "$TOOLS/hand_responder.py" --spec "$TOOLS/zc/living-room-tv.json" \
+    --ip $CC4 --advertise $WRONG_A --mode full
+  wait_log dev1 "ready" 10
+  sleep 3 # the hosts' link-up IPv6 traffic (MLD reports) is over before the capture starts
+  start_capture ${NSP}-sender eth0 connect-wrong-address
+  # connect timeout 6 s: the router gives up on ARP and sends the ICMP about 3 s after the first SYN
+  spawn connect ${NSP}-sender "$PY" "$TOOLS/cast_connect.py" --ip $SENDER4 --allow 198.51.100.0/24 \
+    --timeout 6 --linger 1 --expect unreachable
+  finish connect 30 || rc=$?
+  ((rc == 0)) || { show_log connect; die "cast_connect.py: outcome is not unreachable (rc=$rc)"; }
+  grep -q "\"address\": \"$WRONG_A\".*\"icmp\": {\"type\": 3, \"code\": 1, \"from\": \"$GW4\"" "$WORK/connect.log" ||
+    { show_log connect; die "cast_connect.py: no ICMP host unreachable from $GW4 for $WRONG_A"; }
+  sleep 1 # as in capture_connect: let tcpdump get the last block from the kernel
+  stop dev1 INT
+  stop_capture connect-wrong-address
+  show_log connect
+  show_log dev1
+}
+
+# --- the sender's own firewall rejects mDNS ----------------------------------
+
+cap_mdns-port-unreachable() {
+  # A host firewall on the sender rejects incoming mDNS (as a firewalld zone
+  # without the mdns service, or a Windows Public-profile rule, would): an nft
+  # rule in the sender's namespace rejects UDP to port 5353 with ICMP port
+  # unreachable.  Its own queries still leave.  What reaches it by multicast
+  # is dropped without a word (Linux sends no ICMP error for a datagram to a
+  # multicast group); a unicast answer to 192.0.2.10:5353 gets ICMP type 3
+  # code 3 from the sender's kernel.
+  # avahi 0.8 answers a QU question by unicast only when it multicast the same
+  # records less than 500 ms earlier (AVAHI_RESPONSE_HISTORY_MSEC, its
+  # duplicate suppression); otherwise it multicasts the answer.  So a phone
+  # (192.0.2.11) asks first (QM, at t0 and t0+1 s) and the sender asks with QU
+  # 0.35 s after each (tools/ptr_query.py, both timed from the same t0): the
+  # phone's query is answered by multicast, the sender's by unicast.
+  local rc=0 t0
+  lan v4
+  add_host ${NSP}-phone eth0 02:ca:57:00:00:11 br0 $PHONE4/24 -
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 $CC4/24 -
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service yes no
+  wait_log dev1 "successfully established" 15
+  sleep 5 # avahi's probing/announcing is over before the capture starts
+  nft_input ${NSP}-sender meta nfproto ipv4 udp dport 5353 reject with icmp type port-unreachable
+  start_capture ${NSP}-sender eth0 mdns-port-unreachable
+  t0=$("$PY" -c 'import time; print(f"{time.time() + 1.0:.3f}")')
+  spawn phone ${NSP}-phone "$PY" "$TOOLS/ptr_query.py" --ip $PHONE4 --t0 "$t0" --at 0 --at 1.0 --wait 1.5
+  spawn query ${NSP}-sender "$PY" "$TOOLS/ptr_query.py" --ip $SENDER4 --qu --t0 "$t0" --at 0.35 --at 1.35 --wait 1.5
+  finish query 20 || rc=$?
+  finish phone 20 || rc=$?
+  ((rc == 0)) || { show_log query; show_log phone; die "ptr_query.py failed (rc=$rc)"; }
+  grep -q "sent 2 queries, 0 responses" "$WORK/query.log" ||
+    { show_log query; die "ptr_query.py: the sender's firewall let a response through"; }
+  sleep 1 # as in capture_connect: let tcpdump get the last block from the kernel
+  stop_capture mdns-port-unreachable
+  show_log query
+  show_log phone
+}
+
 main() {
   local want=() n
   for n in "$@"; do
@@ -981,6 +1151,13 @@ main() {
   check_requirements
   if [[ " ${want[*]} " == *" own-queries-dropped "* ]] && ! command -v iptables-legacy >/dev/null 2>&1; then
     die "own-queries-dropped needs iptables-legacy (Debian package iptables); install it or leave that capture out"
+  fi
+  if [[ " ${want[*]} " == *" connect-timeout "* || " ${want[*]} " == *" connect-unreachable "* ||
+    " ${want[*]} " == *" mdns-port-unreachable "* ]] && ! command -v nft >/dev/null 2>&1; then
+    die "connect-timeout, connect-unreachable and mdns-port-unreachable need nft (Debian package nftables); install it or leave them out"
+  fi
+  if [[ " ${want[*]} " == *" connect-established "* ]] && ! command -v openssl >/dev/null 2>&1; then
+    die "connect-established needs openssl (Debian package openssl); install it or leave that capture out"
   fi
   trap on_exit EXIT
   trap 'exit 130' INT TERM HUP

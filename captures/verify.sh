@@ -9,6 +9,8 @@ set -euo pipefail
 cd "${CASTSCOPE_CAPTURE_DIR:-$(dirname "${BASH_SOURCE[0]}")}"
 
 FAIL=0
+# Cast's TCP port 8009 carries TLS; tshark's default for 8009 is AJP13
+DECODE=(-d tcp.port==8009,tls)
 ok()   { printf '  ok    %s\n' "$*"; }
 bad()  { printf '  FAIL  %s\n' "$*"; FAIL=1; }
 # t FILE FILTER [FIELDS...] : tshark fields output (tab separated)
@@ -18,9 +20,9 @@ t() {
   local args=()
   for x in "$@"; do args+=(-e "$x"); done
   if ((${#args[@]})); then
-    tshark -r "$f" -Y "$y" -T fields -E separator=/t "${args[@]}" 2>/dev/null
+    tshark -r "$f" "${DECODE[@]}" -Y "$y" -T fields -E separator=/t "${args[@]}" 2>/dev/null
   else
-    tshark -r "$f" -Y "$y" 2>/dev/null
+    tshark -r "$f" "${DECODE[@]}" -Y "$y" 2>/dev/null
   fi
 }
 n() { t "$1" "$2" | wc -l; }                # number of frames matching
@@ -428,10 +430,160 @@ v_multicast-decayed() {
   expect "every mDNS packet from the device has IP TTL 255" $f 'ip.src==192.0.2.21 && mdns && ip.ttl!=255' -eq 0
 }
 
+# --- after discovery: TCP and TLS to the advertised address and port --------
+
+SYN='ip.src==192.0.2.10 && ip.dst==192.0.2.21 && tcp.dstport==8009 && tcp.flags.syn==1 && tcp.flags.ack==0 && !icmp'
+SYNACK='ip.src==192.0.2.21 && tcp.srcport==8009 && tcp.flags.syn==1 && tcp.flags.ack==1 && !icmp'
+
+v_connect_common() { # FILE : the discovery exchange, then SYNs to the advertised address and port only
+  local f=$1 a s p
+  encap $f Ethernet
+  expect "sender PTR query for _googlecast._tcp.local" $f 'ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.name=="_googlecast._tcp.local"' -ge 1
+  expect "device answer with PTR, SRV 8009 and A 192.0.2.21" $f "ip.src==192.0.2.21 && dns.ptr.domain_name==\"$CC\" && dns.srv.port==8009 && dns.a==192.0.2.21" -ge 1
+  a=$(t $f 'ip.src==192.0.2.21 && dns.srv.port==8009 && dns.a==192.0.2.21' frame.time_relative | head -1)
+  s=$(t $f "$SYN" frame.time_relative | head -1)
+  [[ -n $a && -n $s ]] && holds 's > a' a="$a" s="$s" &&
+    ok "first SYN to 192.0.2.21:8009 at t=$s, after the answer at t=$a" || bad "answer at t=$a, first SYN at t=$s"
+  expect "no TCP except between 192.0.2.10 and 192.0.2.21:8009" $f 'tcp && !(ip.addr==192.0.2.10 && ip.addr==192.0.2.21 && tcp.port==8009)' -eq 0
+  p=$(t $f 'ip.src==192.0.2.10 && tcp && !icmp' tcp.srcport | sort -u | tr '\n' ' ')
+  p=${p% }
+  [[ $(wc -w <<<"$p") == 1 ]] && ok "one connection attempt, from port $p" || bad "sender source ports: '$p'"
+}
+
+v_connect-established() {
+  local f=connect-established.pcap
+  v_connect_common $f
+  expect "one SYN" $f "$SYN" -eq 1
+  expect "one SYN-ACK from 192.0.2.21:8009" $f "$SYNACK" -eq 1
+  expect "TLS Client Hello from the sender" $f 'ip.src==192.0.2.10 && tls.handshake.type==1' -eq 1
+  expect "... without SNI" $f 'tls.handshake.type==1 && tls.handshake.extensions_server_name' -eq 0
+  expect "TLS Server Hello from 192.0.2.21:8009" $f 'ip.src==192.0.2.21 && tcp.srcport==8009 && tls.handshake.type==2' -eq 1
+  expect "FIN from the sender" $f 'ip.src==192.0.2.10 && tcp.flags.fin==1' -eq 1
+  expect "FIN from the device" $f 'ip.src==192.0.2.21 && tcp.flags.fin==1' -eq 1
+  expect "no RST" $f 'tcp.flags.reset==1' -eq 0
+  local h f1
+  h=$(t $f 'tls.handshake.type==2' frame.number | head -1)
+  f1=$(t $f 'tcp.flags.fin==1' frame.number | head -1)
+  [[ -n $h && -n $f1 ]] && ((f1 > h)) && ok "Server Hello (frame $h) before the first FIN (frame $f1)" || bad "Server Hello frame '$h', first FIN frame '$f1'"
+}
+
+v_connect-refused() {
+  local f=connect-refused.pcap seq s r
+  v_connect_common $f
+  expect "one SYN (no retransmission)" $f "$SYN" -eq 1
+  seq=$(t $f "$SYN" tcp.seq_raw | head -1)
+  expect "RST+ACK from 192.0.2.21:8009 acknowledging the SYN" $f "ip.src==192.0.2.21 && tcp.srcport==8009 && tcp.flags.reset==1 && tcp.flags.ack==1 && tcp.ack_raw==$((${seq:-0} + 1))" -eq 1
+  s=$(t $f "$SYN" frame.time_relative | head -1)
+  r=$(t $f 'tcp.flags.reset==1' frame.time_relative | head -1)
+  holds 'r > s && r - s < 0.1' s="$s" r="$r" && ok "RST at t=$r, right after the SYN (t=$s)" || bad "SYN at t=$s, RST at t=$r"
+  expect "no SYN-ACK" $f "$SYNACK" -eq 0
+  expect "no TLS, no ICMP" $f 'tls || icmp' -eq 0
+}
+
+v_connect-timeout() {
+  local f=connect-timeout.pcap g span
+  v_connect_common $f
+  expect "at least 3 SYNs (retransmitted)" $f "$SYN" -ge 3
+  expect "retransmissions marked by tshark" $f "$SYN && tcp.analysis.retransmission" -ge 2
+  [[ $(t $f "$SYN" tcp.srcport tcp.seq_raw | sort -u | wc -l) == 1 ]] && ok "every SYN has the same port and sequence number" || bad "SYNs differ in port or sequence number"
+  g=$(gaps $f "$SYN")
+  span=$(awk '{s += $1} END {printf "%.3f", s}' <<<"$g")
+  [[ -z $(awk '$1 < 0.9 || $1 > 2.5' <<<"$g") ]] && holds 'x >= 2.5 && x < 4.6' x="$span" &&
+    ok "SYN intervals $(tr '\n' ' ' <<<"$g")(first to last ${span} s, within the 4.5 s connect timeout)" || bad "SYN intervals: $(tr '\n' ' ' <<<"$g")"
+  expect "no TCP or ICMP at all from 192.0.2.21" $f 'ip.src==192.0.2.21 && (tcp || icmp)' -eq 0
+}
+
+v_connect-unreachable() {
+  local f=connect-unreachable.pcap syn sp seq id
+  v_connect_common $f
+  expect "one SYN (no retransmission)" $f "$SYN" -eq 1
+  expect "one ICMP port unreachable (type 3, code 3) from 192.0.2.21 to the sender" $f 'ip.src==192.0.2.21 && ip.dst==192.0.2.10 && icmp.type==3 && icmp.code==3' -eq 1
+  syn=$(t $f "$SYN" tcp.srcport tcp.seq_raw ip.id | head -1)
+  read -r sp seq id <<<"$syn"
+  expect "... quoting the SYN (port $sp, sequence $seq, IP id $id)" $f "icmp.type==3 && ip.id==$id && tcp.srcport==$sp && tcp.dstport==8009 && tcp.seq==$seq && tcp.flags.syn==1" -eq 1
+  expect "no SYN-ACK, no RST, no TLS" $f "($SYNACK) || tcp.flags.reset==1 || tls" -eq 0
+  expect "the ICMP error is the only ICMP" $f 'icmp && !(icmp.type==3 && icmp.code==3)' -eq 0
+}
+
+# the TV advertises 198.51.100.7, which no host has; the sender's default gateway is 192.0.2.1
+WSYN='ip.src==192.0.2.10 && ip.dst==198.51.100.7 && tcp.dstport==8009 && tcp.flags.syn==1 && tcp.flags.ack==0 && !icmp'
+HOSTUNREACH='eth.src==02:ca:57:00:00:01 && ip.src==192.0.2.1 && ip.dst==192.0.2.10 && icmp.type==3 && icmp.code==1'
+
+v_connect-wrong-address() {
+  local f=connect-wrong-address.pcap a s i p ids id bad_ids
+  encap $f Ethernet
+  expect "sender PTR query for _googlecast._tcp.local" $f 'ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.name=="_googlecast._tcp.local"' -ge 1
+  expect "the TV answers from 192.0.2.21 (its MAC) with PTR, SRV 8009 and A 198.51.100.7 only" $f "eth.src==02:ca:57:00:00:21 && ip.src==192.0.2.21 && dns.ptr.domain_name==\"$CC\" && dns.srv.port==8009 && dns.a==198.51.100.7 && !(dns.a==192.0.2.21)" -ge 1
+  expect "no packet from 198.51.100.7, no ARP for it on the LAN" $f 'ip.src==198.51.100.7 || arp.dst.proto_ipv4==198.51.100.7 || arp.src.proto_ipv4==198.51.100.7' -eq 0
+  expect "the sender ARPs for its gateway 192.0.2.1" $f 'arp.src.proto_ipv4==192.0.2.10 && arp.dst.proto_ipv4==192.0.2.1' -ge 1
+  expect "SYNs to 198.51.100.7:8009 (retransmitted until the ICMP)" $f "$WSYN" -ge 3
+  expect "... all sent to the router's MAC" $f "$WSYN && !(eth.dst==02:ca:57:00:00:01)" -eq 0
+  [[ $(t $f "$WSYN" tcp.srcport tcp.seq_raw | sort -u | wc -l) == 1 ]] && ok "every SYN has the same port and sequence number (one connection attempt)" || bad "SYNs differ in port or sequence number"
+  expect "no other TCP" $f "tcp && !icmp && !($WSYN)" -eq 0
+  a=$(t $f 'ip.src==192.0.2.21 && dns.a==198.51.100.7' frame.time_relative | head -1)
+  s=$(t $f "$WSYN" frame.time_relative | head -1)
+  [[ -n $a && -n $s ]] && holds 's > a' a="$a" s="$s" &&
+    ok "first SYN to 198.51.100.7:8009 at t=$s, after the answer at t=$a" || bad "answer at t=$a, first SYN at t=$s"
+  expect "ICMP host unreachable (type 3, code 1) from the router 192.0.2.1 to the sender" $f "$HOSTUNREACH" -ge 1
+  i=$(t $f "$HOSTUNREACH" frame.time_relative | head -1)
+  [[ -n $i ]] && holds 'i - s > 2.8 && i - s < 3.6' s="$s" i="$i" &&
+    ok "first ICMP at t=$i, about 3 s after the first SYN (the router's ARP gave up)" || bad "first SYN at t=$s, first ICMP at t=$i"
+  # each ICMP quotes a SYN: its second ip.id (the quoted header) is one of the SYNs' IP ids
+  ids=" $(t $f "$WSYN" ip.id | tr '\n' ' ') "
+  bad_ids=0
+  while IFS=, read -r _outer id; do [[ $ids == *" $id "* ]] || bad_ids=$((bad_ids + 1)); done < <(t $f "$HOSTUNREACH" ip.id)
+  expect "... quoting the SYN (port 8009, SYN flag, sequence number)" $f "$HOSTUNREACH && ip.dst==198.51.100.7 && tcp.dstport==8009 && tcp.flags.syn==1 && tcp.seq==$(t $f "$WSYN" tcp.seq_raw | head -1)" -ge 1
+  ((bad_ids == 0)) && ok "every ICMP quotes one of the SYNs (by IP id)" || bad "$bad_ids ICMPs quote no SYN of the capture"
+  id=$(t $f "$WSYN" ip.id | head -1)
+  expect "the first ICMP quotes the first SYN (IP id $id)" $f "$HOSTUNREACH && ip.id==$id" -ge 1
+  p=$(t $f "$WSYN" frame.time_relative | tail -1)
+  holds 'p < i' p="$p" i="$i" && ok "no SYN after the first ICMP (last SYN at t=$p)" || bad "SYN at t=$p after the ICMP at t=$i"
+  expect "no SYN-ACK, no RST, no TLS" $f '(tcp.flags.syn==1 && tcp.flags.ack==1) || tcp.flags.reset==1 || tls' -eq 0
+  expect "the ICMP errors are the only ICMP" $f "icmp && !($HOSTUNREACH)" -eq 0
+}
+
+# --- the sender's own firewall rejects mDNS ------------------------------------
+
+# the TV's unicast answers to the sender's port 5353 (not the copies quoted in the ICMP errors)
+UANSWER='ip.src==192.0.2.21 && ip.dst==192.0.2.10 && udp.srcport==5353 && udp.dstport==5353 && dns.flags.response==1 && !icmp'
+PORTUNREACH='eth.src==02:ca:57:00:00:10 && ip.src==192.0.2.10 && ip.dst==192.0.2.21 && icmp.type==3 && icmp.code==3'
+
+v_mdns-port-unreachable() {
+  local f=mdns-port-unreachable.pcap nu ni fr tm id j late=0 pairs="" q m bad_q=0 qs=""
+  encap $f Ethernet
+  expect "2 QU PTR queries for _googlecast._tcp.local from 192.0.2.10:5353" $f 'ip.src==192.0.2.10 && udp.srcport==5353 && ip.dst==224.0.0.251 && dns.flags.response==0 && dns.qry.name=="_googlecast._tcp.local" && dns.qry.qu==1 && !icmp' -eq 2
+  expect "no QM query from the sender" $f 'ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.qu==0' -eq 0
+  expect "2 QM PTR queries from the phone 192.0.2.11:5353" $f 'ip.src==192.0.2.11 && udp.srcport==5353 && dns.flags.response==0 && dns.qry.name=="_googlecast._tcp.local" && dns.qry.qu==0' -eq 2
+  expect "the TV answers the phone by multicast" $f "ip.src==192.0.2.21 && ip.dst==224.0.0.251 && dns.ptr.domain_name==\"$CC\" && !icmp" -ge 1
+  expect "the TV answers the sender by unicast to 192.0.2.10:5353 (PTR, SRV 8009, A 192.0.2.21)" $f "$UANSWER && dns.ptr.domain_name==\"$CC\" && dns.srv.port==8009 && dns.a==192.0.2.21" -ge 1
+  # avahi answers a QU question by unicast only while its last multicast of the records is < 500 ms old
+  while read -r q; do
+    m=$(t $f "ip.src==192.0.2.21 && ip.dst==224.0.0.251 && dns.flags.response==1 && !icmp && frame.time_relative < $q" frame.time_relative | tail -1)
+    if [[ -n $m ]] && holds 'q - m < 0.5' q="$q" m="$m"; then qs+="$(awk -v q="$q" -v m="$m" 'BEGIN { printf "%.3f ", q - m }')"; else bad_q=$((bad_q + 1)); fi
+  done < <(t $f 'ip.src==192.0.2.10 && dns.flags.response==0 && dns.qry.qu==1 && !icmp' frame.time_relative)
+  ((bad_q == 0)) && ok "each QU query comes < 0.5 s after the TV's last multicast answer (${qs% } s)" || bad "$bad_q QU queries without a multicast answer from the TV in the 0.5 s before"
+  nu=$(n $f "$UANSWER")
+  ni=$(n $f "$PORTUNREACH")
+  ((ni >= 1 && ni == nu)) && ok "one ICMP port unreachable (type 3, code 3) from 192.0.2.10 to 192.0.2.21 per unicast answer ($ni)" ||
+    bad "$nu unicast answers, $ni ICMP port unreachable"
+  expect "... each quoting an mDNS response from 192.0.2.21:5353 to 192.0.2.10:5353 with the PTR" $f "$PORTUNREACH && ip.src==192.0.2.21 && ip.dst==192.0.2.10 && udp.srcport==5353 && udp.dstport==5353 && dns.flags.response==1 && dns.ptr.domain_name==\"$CC\"" -eq "$ni"
+  # each unicast answer is followed within 10 ms by the ICMP that quotes it (same IP id)
+  while IFS=$'\t' read -r fr tm id; do
+    j=$(t $f "$PORTUNREACH && ip.id==$id" frame.number frame.time_relative | head -1)
+    if [[ -n $j ]] && holds 'i > a && i - a < 0.01' a="$tm" i="${j##*$'\t'}"; then pairs+="$fr->${j%%$'\t'*} "; else late=$((late + 1)); fi
+  done < <(t $f "$UANSWER" frame.number frame.time_relative ip.id)
+  ((late == 0)) && ok "every unicast answer is answered by its ICMP within 10 ms (frames ${pairs% })" || bad "$late unicast answers without an ICMP quoting them within 10 ms"
+  expect "no ICMP for the multicast answers (Linux sends none for a multicast destination)" $f 'icmp && ip.dst==224.0.0.251' -eq 0
+  expect "the ICMP errors are the only ICMP" $f "icmp && !($PORTUNREACH)" -eq 0
+  expect "every mDNS packet from the TV has IP TTL 255" $f 'ip.src==192.0.2.21 && mdns && !icmp && ip.ttl!=255' -eq 0
+}
+
 ALL=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented legacy-unicast dial-ssdp dial-other-device dial-unanswered client-isolation own-queries-dropped reflector
      no-cast-queries no-mdns app-id-unanswered incomplete-resolution txt-missing-fn device-expired slow-response
      duplicate-name address-changed query-storm repeater advertised-address relayed-queries vlan-separated multicast-decayed
-     cached-address local-name-dns wrong-interface)
+     cached-address local-name-dns wrong-interface
+     connect-established connect-refused connect-timeout connect-unreachable connect-wrong-address
+     mdns-port-unreachable)
 want=("$@")
 ((${#want[@]})) || want=("${ALL[@]}")
 for c in "${want[@]}"; do
