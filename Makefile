@@ -80,6 +80,7 @@ golden-update: build
 # mixed link types, gzip/zstd/lz4), decoded as tshark decodes them and analysed alike.
 differential: build
 	python3 Tests/differential/tshark_diff.py
+	python3 Tests/differential/tcp_diff.py
 	python3 Tests/differential/variants.py --self-test
 	python3 Tests/differential/variants.py
 
@@ -109,6 +110,7 @@ test: test-deps build lint
 	/usr/bin/python3 Tests/schema/validate.py --self-test
 	/usr/bin/python3 Tests/schema/validate.py
 	python3 Tests/differential/tshark_diff.py
+	python3 Tests/differential/tcp_diff.py
 	python3 Tests/differential/variants.py --self-test
 	python3 Tests/differential/variants.py
 	scripts/fuzz smoke 30
