@@ -179,6 +179,14 @@ extension AnalysisReport {
                     responseDelay: Summary(delays), dialAnswer: Summary(dial)))
         }
         self.summaries = summaries
+        self.connections = Self.connectionRows(
+            timelines, devices: devices, latency: latency, primary: grouping.primary,
+            captureEnd: captures.compactMap(\.end).max())
+        self.connectionPhaseSeen = timelines.contains(where: \.sawConnectionPhase)
+        self.connectionsDropped = timelines.reduce(0) { $0 + $1.connectionsDropped }
+        self.discoveryPortUnreachable = Array(
+            timelines.flatMap(\.discoveryPortUnreachable).prefix(DiscoveryTracker.maximumEvidenceFrames))
+        self.discoveryPortUnreachableCount = timelines.reduce(0) { $0 + $1.discoveryPortUnreachableCount }
         self.overall = LatencySummary(
             deviceID: nil, firstAnswer: Summary(allFirst), resolved: Summary(allResolved),
             responseDelay: Summary(allDelays), dialAnswer: Summary(allDIAL))
@@ -205,6 +213,7 @@ extension DIALInfo {
         if server == nil { server = o.server }
         answers += o.answers
         if firstAnswerFrame == nil { firstAnswerFrame = o.firstAnswerFrame }
+        if let d = o.deviceDescription { deviceDescription = d }
         for c in o.answeredClients
         where answeredClients.count < FindingSubjects.maximumEach && !answeredClients.contains(c) {
             answeredClients.append(c)
@@ -256,8 +265,9 @@ extension Device {
         id = info.id
         instance = nil
         instances = []
-        friendlyName = nil
-        model = nil
+        // Named by the description a sender fetched from LOCATION, when the capture has it.
+        friendlyName = info.deviceDescription?.friendlyName
+        model = info.deviceDescription?.modelName
         kind = .unknown
         capabilities = []
         capabilityBits = nil

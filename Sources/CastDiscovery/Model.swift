@@ -50,6 +50,8 @@ public struct DIALInfo: Hashable, Sendable {
     public var answeredClients: [IPAddress] = []
     /// The first answer it sent to an M-SEARCH.
     public var firstAnswerFrame: FrameRef?
+    /// The device description a sender fetched from `LOCATION`, when the capture shows it.
+    public var deviceDescription: DIALDescription?
 
     /// Whether `LOCATION` is a Cast receiver's device description,
     /// `http://<ip>:8008/ssdp/device-desc.xml` (Chromecasts and Cast built-in TVs, DOMAIN.md §2
@@ -515,6 +517,17 @@ public struct AnalysisReport: Sendable {
     public var clientFilter: [IPAddress] = []
     /// Hosts that searched but were left out by `--client` (the first 30), sorted.
     public var clientsLeftOut: [IPAddress] = []
+    /// The connection phase: one row per client × device × address:port (Connections.swift).
+    public var connections: [Connection] = []
+    /// Whether the captures hold any TCP packet of the connection phase (SYN/RST/FIN, a TLS
+    /// hello, HTTP): a capture filtered to discovery traffic holds none, and then nothing can be
+    /// said about connections not made.
+    public var connectionPhaseSeen = false
+    /// Connection attempts not kept (beyond ``DiscoveryTracker/maximumConnections`` a timeline).
+    public var connectionsDropped = 0
+    /// ICMP port unreachables answering UDP 5353 or 1900: the first few, and how many.
+    public var discoveryPortUnreachable: [DiscoveryPortUnreachable] = []
+    public var discoveryPortUnreachableCount = 0
 }
 
 /// A capture file that could not be opened or is not a capture castscope reads.

@@ -9,6 +9,9 @@ public struct Verdict: Hashable, Sendable {
     public var notes: Int
     /// The capture files given that could not be read (as the rendering names them).
     public var unreadable: [String]
+    /// Whether every error is about the connection phase: the devices were found, and the
+    /// sender could not connect to them.
+    public var connectionErrorsOnly = false
 
     /// - Parameter unreadable: the files that could not be read, named as the rendering shows
     ///   them (the HTML report shows file names without their directories).
@@ -17,6 +20,8 @@ public struct Verdict: Hashable, Sendable {
         warnings = findings.filter { $0.severity == .warning }.count
         notes = findings.filter { $0.severity == .info }.count
         worst = findings.map(\.severity).min()
+        connectionErrorsOnly =
+            errors > 0 && findings.allSatisfy { $0.severity != .error || Diagnosis.connectionCodes.contains($0.code) }
         self.unreadable = unreadable
     }
 
@@ -41,13 +46,16 @@ public struct Verdict: Hashable, Sendable {
         return .ok
     }
 
-    /// `Discovery failed: 2 errors, 1 warning`, `Discovery works, with problems: 1 warning`
+    /// `Discovery failed: 2 errors, 1 warning` (`Found, but could not connect: 1 error` when
+    /// every error is about the connection phase), `Discovery works, with problems: 1 warning`
     /// or `No problems found` (with the number of notes, if any); then, when a file could not
     /// be read, `; 1 capture not read: missing.pcap`.
     public var headline: String {
         var s: String
         if errors > 0 {
-            s = "Discovery failed: " + Wording.count(errors, "error")
+            s =
+                (connectionErrorsOnly ? "Found, but could not connect: " : "Discovery failed: ")
+                + Wording.count(errors, "error")
             if warnings > 0 { s += ", " + Wording.count(warnings, "warning") }
         } else if warnings > 0 {
             s = "Discovery works, with problems: " + Wording.count(warnings, "warning")

@@ -170,6 +170,8 @@ public final class ExtractSource {
 
     /// Discovery packets found.
     public private(set) var discoveryPackets = 0
+    /// Packets of the connection phase kept (TCP SYN/RST/FIN and TLS hellos, ICMP unreachables).
+    public private(set) var connectionPackets = 0
     /// Fragment frames a discovery datagram needed that had already been dropped.
     public private(set) var lostFragments = 0
     /// Held fragments dropped because the buffer was full.
@@ -272,7 +274,7 @@ public final class ExtractSource {
         if let packet = decoder.decode(
             frame: frame, timestamp: now, bytes: bytes, originalLength: header.originalLength)
         {
-            discoveryPackets += 1
+            if packet.isConnection { connectionPackets += 1 } else { discoveryPackets += 1 }
             for f in packet.fragmentFrames where f != frame {
                 if let index = pending[f] {
                     queue[index - removed].keep = true

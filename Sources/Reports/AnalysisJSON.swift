@@ -127,6 +127,7 @@ public enum AnalysisJSON {
             w.endObject()
         }
         w.endArray()
+        connections(r, &w)
         w.beginObject("summaries")
         w.beginArray("devices")
         for s in r.summaries { latencySummary(s, &w) }
@@ -248,6 +249,22 @@ public enum AnalysisJSON {
         w.int(dial.answers, "answers")
         strings(dial.answeredClients.map(\.description), "answeredClients", &w)
         frame(dial.firstAnswerFrame, "firstAnswerFrame", &w)
+        if let d = dial.deviceDescription {
+            w.beginObject("deviceDescription")
+            w.string(d.client.description, "client")
+            w.string(d.url, "url")
+            frame(d.request.frame, "requestFrame", &w)
+            w.int(d.status, "status")
+            frame(d.response?.frame, "responseFrame", &w)
+            w.string(d.applicationURL, "applicationUrl")
+            w.string(d.friendlyName, "friendlyName")
+            w.string(d.modelName, "modelName")
+            w.string(d.manufacturer, "manufacturer")
+            w.bool(d.complete, "complete")
+            w.endObject()
+        } else {
+            w.string(nil, "deviceDescription")
+        }
     }
 
     static func client(_ c: Client, _ w: inout JSONWriter) {

@@ -30,6 +30,9 @@ public enum AnalysisMarkdown {
             if !dialNotes.isEmpty { out += "\n" }
             for (i, n) in dialNotes.enumerated() { out += "\(i + 1). \(escape(n))\n" }
         }
+        if !r.connections.isEmpty {
+            out += "\n### \(ConnectionTables.title)\n\n" + table(ConnectionTables.header, ConnectionTables.rows(r))
+        }
         if !r.responses.isEmpty {
             out += "\n### Answers to queries\n\n" + table(AnalysisTables.responseHeader, AnalysisTables.responseRows(r))
         }
@@ -42,17 +45,19 @@ public enum AnalysisMarkdown {
     static func dialSections(_ r: AnalysisReport) -> String {
         var out = ""
         let cast = DIALTables.castDevices(r)
-        func fields(_ d: DIALInfo) -> [String] { [d.location ?? "-", d.server ?? "-", d.usn ?? "-"] }
+        func fields(_ d: DIALInfo) -> [String] {
+            [d.location ?? "-", d.server ?? "-", d.usn ?? "-", d.deviceDescription.map(DIALTables.description) ?? "-"]
+        }
         if !cast.isEmpty {
             out += "\n### DIAL answers of Cast devices\n\n"
             out += table(
-                ["Device", "Address", "LOCATION", "SERVER", "USN"],
+                ["Device", "Address", "LOCATION", "SERVER", "USN", "Device description"],
                 cast.map { [AnalysisTables.deviceName($0), $0.dial!.address.description] + fields($0.dial!) })
         }
         if !r.otherDevices.isEmpty {
             out += "\n### Other DIAL devices (not Cast devices)\n\n"
             out += table(
-                DIALTables.otherHeader + ["LOCATION", "SERVER", "USN"],
+                DIALTables.otherHeader + ["LOCATION", "SERVER", "USN", "Device description"],
                 zip(DIALTables.otherRows(r), r.otherDevices).map { $0 + fields($1) })
         }
         let searchers = r.clients.filter { $0.dialSearches > 0 }

@@ -68,6 +68,10 @@ public enum AnalysisText {
         out += layout.table(AnalysisTables.latencyHeader, rows)
         for (i, n) in notes.enumerated() { out += layout.paragraph("[\(i + 1)] \(n)", first: "  ", rest: "      ") }
         out += DIALText.latency(r, layout: layout)
+        if !r.connections.isEmpty {
+            out += "\n" + layout.paragraph(ConnectionTables.title)
+            out += layout.table(ConnectionTables.header, ConnectionTables.rows(r))
+        }
 
         if !r.responses.isEmpty {
             out +=

@@ -16,11 +16,12 @@ enum DIALHTML {
         out += "own) are listed apart and are not Cast devices.</p>\n"
         func fields(_ d: DIALInfo) -> [String] {
             [d.location, d.server, d.usn].map { $0.map { "<code>\(e($0))</code>" } ?? "-" }
+                + [d.deviceDescription.map { e(DIALTables.description($0)) } ?? "-"]
         }
         if !cast.isEmpty {
             out += "<h3>Cast devices’ DIAL answers (\(cast.count))</h3>\n"
             out += HTMLReport.table(
-                ["Device", "Address", "LOCATION", "SERVER", "USN"],
+                ["Device", "Address", "LOCATION", "SERVER", "USN", "Device description"],
                 cast.map { d in
                     ["<bdi class=\"name\">\(e(AnalysisTables.deviceName(d)))</bdi>", e(d.dial!.address.description)]
                         + fields(d.dial!)
@@ -29,7 +30,7 @@ enum DIALHTML {
         if !r.otherDevices.isEmpty {
             out += "<h3>Other DIAL devices (\(r.otherDevices.count))</h3>\n"
             out += HTMLReport.table(
-                ["Address", "Answers", "Clients answered", "LOCATION", "SERVER", "USN"],
+                ["Address", "Answers", "Clients answered", "LOCATION", "SERVER", "USN", "Device description"],
                 r.otherDevices.map { o in
                     [
                         e(o.address.description), String(o.answers),

@@ -10,9 +10,24 @@ enum DIALTables {
 
     /// `LOCATION`, `SERVER` and `USN` of a DIAL answer, those it had, as (label, value).
     static func fields(_ d: DIALInfo) -> [(label: String, value: String)] {
-        [("LOCATION", d.location), ("SERVER", d.server), ("USN", d.usn)].compactMap { label, value in
-            value.map { (label, $0) }
-        }
+        [
+            ("LOCATION", d.location), ("SERVER", d.server), ("USN", d.usn),
+            ("DESCRIPTION", d.deviceDescription.map(description)),
+        ]
+        .compactMap { label, value in value.map { (label, $0) } }
+    }
+
+    /// What the fetch of the device description showed: `fetched by 192.0.2.10 (frame 24):
+    /// 200, Application-URL http://192.0.2.21:8008/apps/, friendlyName "Living Room TV", modelName
+    /// "Eureka Dongle"`.
+    static func description(_ d: DIALDescription) -> String {
+        var parts: [String] = []
+        parts.append(d.status.map { "HTTP \($0)" } ?? "no response")
+        if let a = d.applicationURL { parts.append("Application-URL \(a)") }
+        if let n = d.friendlyName { parts.append("friendlyName \"\(n)\"") }
+        if let m = d.modelName { parts.append("modelName \"\(m)\"") }
+        if d.status != nil, !d.complete { parts.append("body incomplete in the capture") }
+        return "fetched by \(d.client) (frame \(d.request.frame.frame)): " + parts.joined(separator: ", ")
     }
 
     static let otherHeader = ["Address", "Answers", "Clients answered", "Id"]

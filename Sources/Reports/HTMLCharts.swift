@@ -76,10 +76,12 @@ enum HTMLCharts {
         out += "but did not, a grey dash an answer it rightly withheld because the client already knew it. The "
         out += "grey band spans from the first to the last time the device was seen; small grey dots are its "
         out += "answers to other clients, ✕ its goodbye. A query line with no green dot on a device’s row is a "
-        out += "gap. Hover a mark for its frame number.</p>\n"
+        out += "gap. A triangle under a device’s row is the client’s TCP connection to it, green when it "
+        out += "opened (a tick marks the TLS ServerHello), red when it was refused, timed out or unreachable. "
+        out += "Hover a mark for its frame number.</p>\n"
         let ws = windows(r)
         if !ws.isEmpty {
-            out += "<svg role=\"img\" width=\"\(Int(width))\" height=\"44\" viewBox=\"0 0 \(Int(width)) 44\" "
+            out += "<svg role=\"img\" width=\"\(Int(width))\" height=\"62\" viewBox=\"0 0 \(Int(width)) 62\" "
             out += "aria-label=\"Legend of the timelines\">\n" + legend(y: 12) + "</svg>\n"
         }
         var drawn = 0
@@ -322,6 +324,10 @@ enum HTMLCharts {
                 }
             }
         }
+        if let client {
+            out += HTMLConnections.timelineMarks(
+                r, client: client.address, window: w, x: x, row: { mid($0) }, relative: rel)
+        }
         if let client, let dial = client.firstDialSearch, w.contains(dial) {
             let dx = x(dial)
             let my = queryTop + queryHeight / 2
@@ -388,6 +394,12 @@ enum HTMLCharts {
                 "<path d=\"M\(c(x - 4)) \(c(y - 4))L\(c(x + 4)) \(c(y + 4))M\(c(x - 4)) \(c(y + 4))L\(c(x + 4)) "
                     + "\(c(y - 4))\" stroke=\"\(red)\" stroke-width=\"2.2\" />"
             }, "goodbye")
+        lx = gutter
+        ly += 18
+        item(
+            { x, y in
+                "<path d=\"M\(c(x - 5)) \(c(y + 4))L\(c(x)) \(c(y - 4))L\(c(x + 5)) \(c(y + 4))Z\" fill=\"\(green)\" />"
+            }, "connection (red: failed)")
         return out + "</g>\n"
     }
 

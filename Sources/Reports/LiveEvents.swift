@@ -34,6 +34,16 @@ public enum LiveEvents {
             line =
                 "\(frame(f))  unanswered \(client)'s query got no answer within 1 s from "
                 + devices.map(\.name).joined(separator: ", ")
+        case .connection(let client, let a, let port, let outcome, _, let f, let after, let d):
+            var s = "\(frame(f))  connect    \(client) → \((d?.name).map { "\($0) " } ?? "")\(address(a, Int(port))): "
+            switch outcome {
+            case .established: s += "established" + (after.map { " in \(AnalysisTables.ms($0)) ms" } ?? "")
+            case .refused: s += "refused (RST)"
+            case .unreachable: s += "unreachable (ICMP)"
+            case .timeout: s += "no answer (timeout)"
+            case .notAttempted, .captureEnded: s += outcome.rawValue
+            }
+            line = s
         }
         return TerminalText.sanitize(clock + "  " + line)
     }
@@ -88,6 +98,14 @@ public enum LiveEvents {
                 w.endObject()
             }
             w.endArray()
+        case .connection(let client, let a, let port, let outcome, _, let f, let after, let d):
+            w.int(f.frame, "frame")
+            w.string(client.description, "client")
+            w.string(a.description, "address")
+            w.int(port, "port")
+            w.string(outcome.rawValue, "outcome")
+            w.rawNumber(after.map(AnalysisJSON.milliseconds) ?? "null", "connectMs")
+            if let d { device(d, &w) } else { w.string(nil, "device") }
         }
         w.endObject()
         return w.output

@@ -66,6 +66,31 @@ public enum PacketJSON {
         case .ssdp(let s):
             w.string("ssdp", "protocol")
             if let s { ssdp(s, answers: packet.answersSearchFrame, into: &w) }
+        case .tcp(let t):
+            w.string("tcp", "protocol")
+            w.beginObject("tcp")
+            w.string(t.flags.description, "flags")
+            w.int(t.flags.rawValue, "flagsCode")
+            w.int(t.sequence, "seq")
+            w.int(t.acknowledgment, "ack")
+            w.int(t.payloadLength, "payloadLength")
+            if let line = httpStartLine(packet.tcpPayload) { w.string(line, "httpStartLine") }
+            if let hello = t.hello { w.string(hello == .clientHello ? "clientHello" : "serverHello", "tlsHello") }
+            w.endObject()
+        case .icmp(let i):
+            w.string(i.version == 4 ? "icmp" : "icmpv6", "protocol")
+            w.beginObject("icmp")
+            w.int(i.version == 4 ? 3 : 1, "type")
+            w.int(i.code, "code")
+            w.string(i.reason, "reason")
+            w.beginObject("quoted")
+            w.string(i.quotedSource.description, "src")
+            w.string(i.quotedDestination.description, "dst")
+            w.int(i.quotedProtocol.rawValue, "protocol")
+            if let port = i.quotedSourcePort { w.int(port, "srcPort") }
+            if let port = i.quotedDestinationPort { w.int(port, "dstPort") }
+            w.endObject()
+            w.endObject()
         }
         if let e = packet.error {
             w.beginObject("error")

@@ -18,7 +18,8 @@ public enum PacketText {
         out += String(repeating: " ", count: Swift.max(0, 5 - frame.count)) + frame
         out += " " + TimeFormat.readable(packet.timestamp)
         out += " " + TimeFormat.relative(packet.timestamp.nanoseconds(since: start))
-        let wellKnown: UInt16 = packet.isUnicastDNS ? 53 : packet.isMDNS ? 5353 : 1900
+        // TCP shows both ports; ICMP has none (0).
+        let wellKnown: UInt16 = packet.isConnection ? 0 : packet.isUnicastDNS ? 53 : packet.isMDNS ? 5353 : 1900
         out += " " + endpoint(packet.source, packet.sourcePort, wellKnown)
         out += " > " + endpoint(packet.destination, packet.destinationPort, wellKnown)
         out += " ttl \(packet.ttl)"
@@ -56,11 +57,43 @@ public enum PacketText {
                     out += "        " + TerminalText.sanitize(h.name) + ": " + TerminalText.sanitize(h.value) + "\n"
                 }
             }
+        case .tcp(let t):
+            out += " TCP [\(t.flags)] seq \(t.sequence)"
+            if t.flags.contains(.ack) { out += " ack \(t.acknowledgment)" }
+            out += " len \(t.payloadLength)"
+            if t.hello == .clientHello { out += " TLS ClientHello" }
+            if t.hello == .serverHello { out += " TLS ServerHello" }
+            if let line = httpStartLine(packet.tcpPayload) { out += " HTTP " + TerminalText.sanitize(line) }
+            if !notes.isEmpty { out += " [" + notes.joined(separator: "; ") + "]" }
+            out += "\n"
+        case .icmp(let i):
+            out += i.version == 4 ? " ICMP" : " ICMPv6"
+            out += " destination unreachable (\(i.reason)) for "
+            out +=
+                quoted(i.quotedSource, i.quotedSourcePort) + " > "
+                + quoted(i.quotedDestination, i.quotedDestinationPort)
+            out += " \(protocolName(i.quotedProtocol))"
+            if !notes.isEmpty { out += " [" + notes.joined(separator: "; ") + "]" }
+            out += "\n"
         }
         if let e = packet.error {
             out += "        MALFORMED \(e.layer.rawValue): \(e.error.reason) at byte \(e.error.offset)\n"
         }
         return out
+    }
+
+    /// A quoted packet's endpoint: `192.0.2.21:8009`, `[2001:db8::21]:8009`, or the address alone.
+    static func quoted(_ address: IPAddress, _ port: UInt16?) -> String {
+        guard let port else { return address.description }
+        switch address {
+        case .v4: return "\(address):\(port)"
+        case .v6: return "[\(address)]:\(port)"
+        }
+    }
+
+    /// `TCP`, `UDP`, or the protocol number.
+    static func protocolName(_ p: IPProtocol) -> String {
+        p == .tcp ? "TCP" : p == .udp ? "UDP" : "protocol \(p.rawValue)"
     }
 
     static func endpoint(_ address: IPAddress, _ port: UInt16, _ wellKnown: UInt16) -> String {

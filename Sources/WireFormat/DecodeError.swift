@@ -56,6 +56,7 @@ public enum InvalidField: Hashable, Sendable, CustomStringConvertible {
     case ipv4TotalLength(Int)
     case ipv6ExtensionHeaders
     case udpLength(Int)
+    case tcpDataOffset(Int)
     case rdataLength(type: UInt16, length: Int)
     case rdataOverrun(type: UInt16)
     case nsecBitmap
@@ -70,6 +71,7 @@ public enum InvalidField: Hashable, Sendable, CustomStringConvertible {
         case .ipv4TotalLength(let l): return "IPv4 total length \(l) shorter than its header"
         case .ipv6ExtensionHeaders: return "too many IPv6 extension headers"
         case .udpLength(let l): return "UDP length \(l) < 8"
+        case .tcpDataOffset(let l): return "TCP header length \(l) < 20"
         case .rdataLength(let t, let l):
             return "rdata length \(l) is wrong for \(DNSRecordType(rawValue: t))"
         case .rdataOverrun(let t): return "\(DNSRecordType(rawValue: t)) rdata runs past its rdlength"

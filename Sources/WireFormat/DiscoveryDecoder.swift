@@ -12,6 +12,10 @@ public struct DecodeStatistics: Hashable, Sendable {
     /// resolving an mDNS name through its DNS server (counted among `discoveryPackets`, not
     /// among `mdnsPackets`).
     public var unicastDNSPackets = 0
+    /// Packets of the connection phase handed on (not discovery packets, not counted above):
+    /// TCP segments with SYN, RST or FIN or a TLS hello, and ICMP destination unreachables
+    /// quoting TCP or a discovery port.
+    public var connectionPackets = 0
     /// Discovery packets with a decoding fault.
     public var malformedPackets = 0
     /// Frames whose link or IP header could not be decoded (they may or may not have been
@@ -36,6 +40,7 @@ public struct DecodeStatistics: Hashable, Sendable {
         a.mdnsPackets += b.mdnsPackets
         a.ssdpPackets += b.ssdpPackets
         a.unicastDNSPackets += b.unicastDNSPackets
+        a.connectionPackets += b.connectionPackets
         a.malformedPackets += b.malformedPackets
         a.undecodableFrames += b.undecodableFrames
         a.wifiDataFrames += b.wifiDataFrames
@@ -154,7 +159,12 @@ public struct DiscoveryDecoder {
             counts.undecodableFrames += 1
             return
         }
-        guard ip.proto == .udp else { return }
+        guard ip.proto == .udp else {
+            if ip.fragment == nil {
+                decodeConnection(ip, link: link, frame: frame, timestamp: timestamp, body)
+            }
+            return
+        }
 
         if let fragment = ip.fragment {
             let key = FragmentReassembler.Key(
@@ -292,6 +302,52 @@ public struct DiscoveryDecoder {
         }
         count(packet)
         body(packet, view)
+    }
+
+    /// A TCP segment or ICMP message of the connection phase: handed on when ``TCPSummary/isKept``,
+    /// or when it is a destination unreachable quoting TCP or a UDP discovery port. Anything
+    /// else returns without allocating.
+    mutating func decodeConnection(
+        _ ip: IPPacket, link: LinkFrame, frame: Int, timestamp: Timestamp,
+        _ body: (DiscoveryPacket, DNSMessageView?) -> Void
+    ) {
+        if ip.proto == .tcp {
+            guard let segment = try? TCPSegment.decode(ip.payload) else { return }
+            let http = HTTPHead.startsMessage(segment.payload)
+            let summary = TCPSummary(
+                flags: segment.flags, sequence: segment.sequence, acknowledgment: segment.acknowledgment,
+                payloadLength: segment.payload.remaining, hello: TLSHandshakeType.hello(in: segment.payload),
+                http: http,
+                castHTTPData: !http && segment.sourcePort == TCPSummary.castHTTPPort && segment.flags.contains(.psh)
+                    && segment.payload.remaining > 0)
+            guard summary.isKept else { return }
+            var packet = makePacket(
+                frame: frame, timestamp: timestamp, link: link, ip: ip, ttl: ip.ttl, sourcePort: segment.sourcePort,
+                destinationPort: segment.destinationPort, payload: .tcp(summary), fragmentFrames: [])
+            if summary.http || summary.castHTTPData {
+                packet.tcpPayload = Array(
+                    segment.payload.bytes[segment.payload.offset...].prefix(TCPSummary.maximumHTTPBytes))
+            }
+            counts.connectionPackets += 1
+            body(packet, nil)
+            return
+        }
+        let version: UInt8
+        switch ip.proto {
+        case .icmp where ip.version == 4: version = 4
+        case .icmpv6 where ip.version == 6: version = 6
+        default: return
+        }
+        guard let unreachable = ICMPUnreachable.decode(ip.payload, version: version) else { return }
+        let ports = [unreachable.quotedSourcePort ?? 0, unreachable.quotedDestinationPort ?? 0]
+        let quotesDiscovery =
+            unreachable.quotedProtocol == .udp && (ports.contains(Self.mdnsPort) || ports.contains(Self.ssdpPort))
+        guard unreachable.quotedProtocol == .tcp || quotesDiscovery else { return }
+        let packet = makePacket(
+            frame: frame, timestamp: timestamp, link: link, ip: ip, ttl: ip.ttl, sourcePort: 0, destinationPort: 0,
+            payload: .icmp(unreachable), fragmentFrames: [])
+        counts.connectionPackets += 1
+        body(packet, nil)
     }
 
     mutating func watchSearcher(_ key: SearcherKey, frame: Int, time: Timestamp) {

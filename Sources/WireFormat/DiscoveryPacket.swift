@@ -22,6 +22,10 @@ public enum DiscoveryPayload: Hashable, Sendable {
     case mdns(DNSMessage?)
     /// An SSDP message; `nil` if it could not be decoded.
     case ssdp(SSDPMessage?)
+    /// A TCP segment of the connection phase (SYN, RST, FIN, or a TLS hello).
+    case tcp(TCPSummary)
+    /// An ICMP or ICMPv6 destination unreachable, and what it quotes.
+    case icmp(ICMPUnreachable)
 }
 
 /// A discovery packet: owned, decoded, and with everything a report needs as evidence.
@@ -55,10 +59,13 @@ public struct DiscoveryPacket: Hashable, Sendable {
     /// IPv4 TTL / IPv6 hop limit. RFC 6762 §11 expects 255; anything else passed a router or
     /// reflector.
     public var ttl: UInt8
-    /// UDP source port.
+    /// UDP (or TCP) source port; 0 for ICMP.
     public var sourcePort: UInt16
-    /// UDP destination port.
+    /// UDP (or TCP) destination port; 0 for ICMP.
     public var destinationPort: UInt16
+    /// For a TCP segment of the connection phase: its header's summary (the payload is then
+    /// ``DiscoveryPayload/tcp(_:)``). Stored inline: it is plain data.
+    public private(set) var tcp: TCPSummary?
     /// The capturing host's interface it was seen on (LINUX_SLL2 `ifindex`), when the link type
     /// says: on a multi-homed host, a multicast packet on one interface does not reach a socket
     /// on another.
@@ -94,6 +101,10 @@ public struct DiscoveryPacket: Hashable, Sendable {
         let message: Message
         /// The bytes `message` was materialised from, for an mDNS message.
         let messageBytes: MessageBytes?
+        /// For an ICMP destination unreachable: what it says.
+        let icmp: ICMPUnreachable?
+        /// For an HTTP segment: its payload (at most ``TCPSummary/maximumHTTPBytes``).
+        let tcpPayload: [UInt8]?
 
         enum Message: Hashable, Sendable {
             case absent
@@ -101,17 +112,22 @@ public struct DiscoveryPacket: Hashable, Sendable {
             case ssdp(SSDPMessage)
         }
 
-        init(vlanIDs: [UInt16], pktap: PKTAPInfo?, fragmentFrames: [Int], message: Message, messageBytes: MessageBytes?)
-        {
+        init(
+            vlanIDs: [UInt16], pktap: PKTAPInfo?, fragmentFrames: [Int], message: Message, messageBytes: MessageBytes?,
+            icmp: ICMPUnreachable?, tcpPayload: [UInt8]?
+        ) {
             self.vlanIDs = vlanIDs
             self.pktap = pktap
             self.fragmentFrames = fragmentFrames
             self.message = message
             self.messageBytes = messageBytes
+            self.icmp = icmp
+            self.tcpPayload = tcpPayload
         }
 
         var isEmpty: Bool {
             vlanIDs.isEmpty && pktap == nil && fragmentFrames.isEmpty && message == .absent && messageBytes == nil
+                && icmp == nil && tcpPayload == nil
         }
     }
 
@@ -126,12 +142,14 @@ public struct DiscoveryPacket: Hashable, Sendable {
     /// bytes of the old one unless `messageBytes` gives new ones.
     private mutating func setRare(
         vlanIDs: [UInt16]? = nil, pktap: PKTAPInfo?? = nil, fragmentFrames: [Int]? = nil,
-        message: RareFields.Message? = nil, messageBytes: MessageBytes? = nil
+        message: RareFields.Message? = nil, messageBytes: MessageBytes? = nil, icmp: ICMPUnreachable?? = nil,
+        tcpPayload: [UInt8]?? = nil
     ) {
         let box = RareFields(
             vlanIDs: vlanIDs ?? self.vlanIDs, pktap: pktap ?? self.pktap,
             fragmentFrames: fragmentFrames ?? self.fragmentFrames, message: message ?? rare?.message ?? .absent,
-            messageBytes: message == nil ? rare?.messageBytes : messageBytes)
+            messageBytes: message == nil ? rare?.messageBytes : messageBytes, icmp: icmp ?? rare?.icmp,
+            tcpPayload: tcpPayload ?? rare?.tcpPayload)
         rare = box.isEmpty ? nil : box
     }
 
@@ -153,9 +171,24 @@ public struct DiscoveryPacket: Hashable, Sendable {
         set { if !(newValue.isEmpty && rare == nil) { setRare(fragmentFrames: newValue) } }
     }
 
+    /// For an ICMP or ICMPv6 destination unreachable: what it says.
+    public var icmp: ICMPUnreachable? { rare?.icmp }
+
+    /// For a kept HTTP segment (``TCPSummary/http``, ``TCPSummary/castHTTPData``): its payload,
+    /// at most ``TCPSummary/maximumHTTPBytes``; empty otherwise.
+    public var tcpPayload: [UInt8] {
+        get { rare?.tcpPayload ?? [] }
+        set { if !(newValue.isEmpty && rare == nil) { setRare(tcpPayload: .some(newValue.isEmpty ? nil : newValue)) } }
+    }
+
+    /// Whether this is a packet of the connection phase (TCP or ICMP), not discovery traffic.
+    public var isConnection: Bool { tcp != nil || rare?.icmp != nil }
+
     /// The decoded message.
     public var payload: DiscoveryPayload {
         get {
+            if let tcp { return .tcp(tcp) }
+            if let icmp = rare?.icmp { return .icmp(icmp) }
             switch rare?.message {
             case .dns(let m)?: return .mdns(m)
             case .ssdp(let m)?: return .ssdp(m)
@@ -175,6 +208,14 @@ public struct DiscoveryPacket: Hashable, Sendable {
             case .ssdp(let m):
                 isMDNS = false
                 message = m.map { .ssdp($0) } ?? .absent
+            case .tcp(let t):
+                isMDNS = false
+                tcp = t
+                return
+            case .icmp(let i):
+                isMDNS = false
+                setRare(icmp: .some(i))
+                return
             }
             if !(message == .absent && rare == nil) { setRare(message: message, messageBytes: wire) }
         }
@@ -243,7 +284,7 @@ public struct DiscoveryPacket: Hashable, Sendable {
             && a.legacyUnicast == b.legacyUnicast && a.answersSearchFrame == b.answersSearchFrame && a.error == b.error
             && a.interfaceIndex == b.interfaceIndex
             && a.vlanIDs == b.vlanIDs && a.pktap == b.pktap && a.fragmentFrames == b.fragmentFrames
-            && a.rare?.message ?? .absent == b.rare?.message ?? .absent
+            && a.rare?.message ?? .absent == b.rare?.message ?? .absent && a.tcp == b.tcp && a.icmp == b.icmp
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -47,8 +47,10 @@ public enum DiscoveryPrefilter {
     @inlinable @inline(__always)
     static func nullFamily(_ family: UInt32) -> UInt32 { family.bigEndian }
 
-    /// `HTTP`, the first four payload bytes of a unicast SSDP answer.
+    /// `HTTP`, the first four payload bytes of a unicast SSDP answer (and of an HTTP response).
     @usableFromInline static var http: UInt32 { 0x4854_5450 }
+    /// `GET `, the first four payload bytes of an HTTP request for a device description.
+    @usableFromInline static var get: UInt32 { 0x4745_5420 }
 
     /// A frame's bytes with BPF's loads: each is `nil` past the end of the captured bytes.
     @usableFromInline
@@ -149,27 +151,67 @@ public enum DiscoveryPrefilter {
         }
 
         /// An IPv4 packet at `h`: UDP with a zero fragment offset on a discovery port or with an
-        /// `HTTP` payload, or any fragment after the first.
+        /// `HTTP` payload, TCP and ICMP of the connection phase (``tcp(at:)``, ``icmp(at:type:)``),
+        /// or any fragment after the first.
         @inlinable @inline(__always)
         func ipv4(at h: Int) -> Bool {
             guard let proto = u8(h &+ 9) else { return false }
             // Loaded after `proto`, so within the captured bytes.
             let fragmentOffset = base!.loadUnaligned(fromByteOffset: h &+ 6, as: UInt16.self).bigEndian & 0x1FFF
-            guard proto == 17, fragmentOffset == 0 else { return fragmentOffset != 0 }
-            let udp = h &+ Int(base!.load(fromByteOffset: h, as: UInt8.self) & 0x0F) &* 4
-            guard let source = u16(udp) else { return false }
-            if Self.isDiscoveryPort(source) { return true }
-            guard let destination = u16(udp &+ 2) else { return false }
-            if Self.isDiscoveryPort(destination) { return true }
-            return u32(udp &+ 8) == DiscoveryPrefilter.http
+            if fragmentOffset != 0 { return true }
+            let upper = h &+ Int(base!.load(fromByteOffset: h, as: UInt8.self) & 0x0F) &* 4
+            switch proto {
+            case 17:
+                guard let source = u16(upper) else { return false }
+                if Self.isDiscoveryPort(source) { return true }
+                guard let destination = u16(upper &+ 2) else { return false }
+                if Self.isDiscoveryPort(destination) { return true }
+                return u32(upper &+ 8) == DiscoveryPrefilter.http
+            case 6: return tcp(at: upper)
+            case 1: return icmp(at: upper, type: 3)
+            default: return false
+            }
+        }
+
+        /// A TCP header at `t`: SYN, RST or FIN set; PSH from port 8008; or a payload that starts
+        /// a TLS handshake record whose first message type is below 3 (the decoder keeps
+        /// ClientHello, 1, and ServerHello, 2), or `HTTP` or `GET `. BPF's order: flags, the
+        /// source port, then the data offset and the payload bytes (the TLS byte, its type, and
+        /// the payload's first four bytes as one word).
+        @inlinable @inline(__always)
+        func tcp(at t: Int) -> Bool {
+            guard let flags = u8(t &+ 13) else { return false }
+            if flags & 0x07 != 0 { return true }
+            // Loaded after `flags`, so within the captured bytes.
+            let base = base!
+            let sourcePort = UInt16(bigEndian: base.loadUnaligned(fromByteOffset: t, as: UInt16.self))
+            if sourcePort == 8008, flags & 0x08 != 0 { return true }
+            let payload = t &+ Int(base.load(fromByteOffset: t &+ 12, as: UInt8.self) & 0xF0) >> 2
+            guard let contentType = u8(payload) else { return false }
+            if contentType == 0x16 {
+                guard let handshake = u8(payload &+ 5) else { return false }
+                if handshake < 3 { return true }
+            }
+            guard let word = u32(payload) else { return false }
+            return word == DiscoveryPrefilter.http || word == DiscoveryPrefilter.get
+        }
+
+        /// An ICMP or ICMPv6 header at `i` whose type is `type` (destination unreachable).
+        @inlinable @inline(__always)
+        func icmp(at i: Int, type: UInt8) -> Bool {
+            guard let found = u8(i) else { return false }
+            return found == type
         }
 
         /// An IPv6 packet at `h`: UDP (next header 17) on a discovery port or with an `HTTP`
-        /// payload, or a first next header other than TCP, UDP and ICMPv6.
+        /// payload, TCP (6) and ICMPv6 (58) of the connection phase, or a first next header
+        /// other than those three.
         @inlinable @inline(__always)
         func ipv6(at h: Int) -> Bool {
             guard let next = u8(h &+ 6) else { return false }
-            guard next == 17 else { return next != 6 && next != 58 }
+            if next == 6 { return tcp(at: h &+ 40) }
+            if next == 58 { return icmp(at: h &+ 40, type: 1) }
+            guard next == 17 else { return true }
             guard let source = u16(h &+ 40) else { return false }
             if Self.isDiscoveryPort(source) { return true }
             guard let destination = u16(h &+ 42) else { return false }

@@ -4,6 +4,8 @@ public struct IPProtocol: RawRepresentable, Hashable, Sendable {
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// IPv6 hop-by-hop options, 0.
     @inlinable public static var hopByHop: IPProtocol { IPProtocol(rawValue: 0) }
+    /// ICMP, 1.
+    @inlinable public static var icmp: IPProtocol { IPProtocol(rawValue: 1) }
     /// TCP, 6.
     @inlinable public static var tcp: IPProtocol { IPProtocol(rawValue: 6) }
     /// UDP, 17.

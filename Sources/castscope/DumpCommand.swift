@@ -85,6 +85,9 @@ enum DumpCommand {
                 "summary: \(Wording.count(records, "frame")), "
                 + "\(Wording.count(stats.discoveryPackets, "discovery packet")) (\(stats.mdnsPackets) mDNS, "
                 + "\(stats.ssdpPackets) SSDP), \(stats.malformedPackets) malformed"
+            if stats.connectionPackets > 0 {
+                summary += ", " + Wording.count(stats.connectionPackets, "connection packet") + " (TCP, ICMP)"
+            }
             if stats.reassembly.reassembled > 0 {
                 summary += ", \(stats.reassembly.reassembled) reassembled from fragments"
             }

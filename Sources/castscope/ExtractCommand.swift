@@ -54,9 +54,11 @@ enum ExtractCommand {
 
         var status = ExitStatus.success
         var packets = 0
+        var connectionPackets = 0
         var lost = 0
         for s in sources {
             packets += s.discoveryPackets
+            connectionPackets += s.connectionPackets
             lost += s.lostFragments
             for n in s.notes { printError("warning: \(TerminalText.sanitize(s.run.shownName)): \(n)") }
             if case .error? = s.run.file.end { status = .dataError }
@@ -82,10 +84,11 @@ enum ExtractCommand {
                 printError("cannot write \(output): the file is incomplete (disk full?)")
                 return .cannotCreate
             }
-            let fragments = written.frames - packets
+            let fragments = written.frames - packets - connectionPackets
             if o.quiet { return status }
             var line = "wrote \(TerminalText.sanitize(output)): " + Wording.count(written.frames, "frame")
             line += " (" + Wording.count(packets, "discovery packet")
+            if connectionPackets > 0 { line += ", " + Wording.count(connectionPackets, "connection packet") }
             if fragments > 0 { line += ", \(fragments) more IP fragment frames" }
             line += ") from " + Wording.count(sources.count, "file") + ", "
             line += written.format == .pcapng ? "pcapng: " + written.linkTypeNames.joined(separator: ", ") : ""

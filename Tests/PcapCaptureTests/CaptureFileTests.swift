@@ -151,8 +151,9 @@ enum CaptureTestSupport {
         be16(sport) + be16(dport) + be16(UInt16(8 + payload.count)) + [0, 0] + payload
     }
 
-    static func tcp(_ sport: UInt16, _ dport: UInt16) -> [UInt8] {
-        be16(sport) + be16(dport) + be32(1) + be32(0) + [0x50, 0x02] + be16(64_240) + [0, 0, 0, 0]
+    /// A pure ACK: TCP that is neither discovery traffic nor kept for the connection phase.
+    static func tcp(_ sport: UInt16, _ dport: UInt16, flags: UInt8 = 0x10) -> [UInt8] {
+        be16(sport) + be16(dport) + be32(1) + be32(0) + [0x50, flags] + be16(64_240) + [0, 0, 0, 0]
     }
 
     static func ether(dst: [UInt8], src: [UInt8] = macCast, tags: [(UInt16, UInt16)] = [], type: UInt16, _ p: [UInt8])

@@ -97,6 +97,21 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     /// answers did not.
     public static let multicastDecayed = FindingCode(rawValue: "MULTICAST_DECAYED")
 
+    // MARK: The connection phase
+
+    /// A client's TCP connection to a device it found was answered with RST.
+    public static let connectRefused = FindingCode(rawValue: "CONNECT_REFUSED")
+    /// A client's SYNs to a device it found went unanswered.
+    public static let connectTimeout = FindingCode(rawValue: "CONNECT_TIMEOUT")
+    /// A client's SYN to a device it found was answered with ICMP destination unreachable.
+    public static let connectUnreachable = FindingCode(rawValue: "CONNECT_UNREACHABLE")
+    /// TCP to a device was established, and its TLS handshake got no ServerHello.
+    public static let tlsStalled = FindingCode(rawValue: "TLS_STALLED")
+    /// A client resolved a device and never connected to it (in a capture that holds TCP).
+    public static let notConnected = FindingCode(rawValue: "NOT_CONNECTED")
+    /// A host answered mDNS or SSDP datagrams with ICMP port unreachable.
+    public static let mdnsPortUnreachable = FindingCode(rawValue: "MDNS_PORT_UNREACHABLE")
+
     // MARK: Limits and live capture
 
     /// Some discovery state was dropped to keep memory bounded.
@@ -127,6 +142,7 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         .crossSubnet, .reflectedTraffic, .advertisedAddressUnreachable, .relayedQueriesIgnored, .responseTTLNot255,
         .vlanSeparated, .multicastDecayed, .duplicateName, .addressChanged, .queryStorm, .legacyUnicast,
         .localNameOverDNS, .senderWrongInterface, .dialOnly, .dialUnanswered,
+        .connectRefused, .connectTimeout, .connectUnreachable, .tlsStalled, .notConnected, .mdnsPortUnreachable,
         .captureUnreadable, .truncatedCapture, .malformedPackets, .limitReached, .packetsDropped, .encryptedWiFi,
         .plistMalformed, .plistMissingService, .plistMissingAppID, .plistMissingUsageDescription, .plistNoAppID,
         .plistOK, .emptyCapture, .noSuchClient,

@@ -79,6 +79,22 @@ public struct DiscoveryTracker {
     /// The searchers `--client` left out, in order of first sight (at most
     /// ``maximumEvidenceFrames``): what to offer when the client asked for is not there.
     var clientsLeftOut: [IPAddress] = []
+    /// The connection phase (Tracker-connections): attempts in order, by their ends; ports
+    /// devices advertised besides the Cast ports; ICMP port unreachables for discovery ports.
+    var connections: [ConnectionAttempt] = []
+    var connectionSlot: [ConnectionKey: Int] = [:]
+    var connectionsDropped = 0
+    /// DIAL description fetches followed (Tracker-dialHTTP), by their connection.
+    var httpExchanges: [HTTPExchange] = []
+    var httpSlot: [ConnectionKey: Int] = [:]
+    /// Whether each attempt's outcome was reported as a live event.
+    var connectionReported: [Bool] = []
+    var advertisedPorts: [UInt16] = []
+    var discoveryPortUnreachable: [DiscoveryPortUnreachable] = []
+    var discoveryPortUnreachableCount = 0
+    /// Whether any packet of the connection phase was seen (else the capture may have been
+    /// filtered to discovery traffic, and no connection can be said to be missing).
+    var sawConnectionPhase = false
 
     /// Evidence frames kept per kind (malformed, reflected).
     static let maximumEvidenceFrames = 30
@@ -142,6 +158,10 @@ public struct DiscoveryTracker {
     ///   - capture: the index of its capture file, for evidence references.
     public mutating func ingest(_ packet: DiscoveryPacket, message view: DNSMessageView?, capture: Int) {
         let frame = FrameRef(capture: capture, frame: packet.frame, interface: packet.captureInterface)
+        if packet.isConnection {
+            ingestConnection(packet, frame: frame)
+            return
+        }
         if let error = packet.error {
             malformedCount += 1
             if malformed.count < Self.maximumEvidenceFrames { malformed.append((frame, error.description)) }

@@ -64,6 +64,14 @@ public struct TimelineResult: Sendable {
     var drops = LimitDrops()
     /// Searchers `--client` left out (the first few).
     var clientsLeftOut: [IPAddress] = []
+    /// The connection phase: TCP attempts to Cast ports, how many were not kept, ICMP port
+    /// unreachables for discovery datagrams (the first few, and how many), and whether any
+    /// packet of the connection phase was seen.
+    var connections: [ConnectionAttempt] = []
+    var connectionsDropped = 0
+    var discoveryPortUnreachable: [DiscoveryPortUnreachable] = []
+    var discoveryPortUnreachableCount = 0
+    var sawConnectionPhase = false
 }
 
 extension TimelineResult.DevicePart {

@@ -16,6 +16,7 @@ extension DiscoveryTracker {
     public mutating func advance(to now: Timestamp) {
         for index in clients.indices where pendingSince[index] != nil { closeExpiredQuery(index, now: now) }
         guard options.collectEvents else { return }
+        reportTimedOutConnections(now: now)
         for slot in instances.indices {
             let i = instances[slot]
             guard i.announced, !i.expired, i.leftAt == nil, let ttl = shortestTTL(i),

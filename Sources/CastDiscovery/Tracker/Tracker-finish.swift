@@ -209,11 +209,14 @@ extension DiscoveryTracker {
         // DIAL rows after the mDNS ones, in what room the table has left.
         let dialLatency = dialRows(room: Swift.max(0, maximumRows - latency.count), drops: &drops)
         return TimelineResult(
-            devices: parts, dial: dialOrder.map { dial[$0]!.info }, dialKeys: dialOrder, dialLatency: dialLatency,
+            devices: parts, dial: dialInfosWithDescriptions(), dialKeys: dialOrder, dialLatency: dialLatency,
             clients: clientParts, latency: latency,
             responses: responses, queries: queries, malformed: malformed, malformedCount: malformedCount,
             reflected: reflected, reflectedCount: reflectedCount, reflectedTTLs: reflectedTTLs,
-            linkSources: linkSources.sources, drops: drops, clientsLeftOut: clientsLeftOut)
+            linkSources: linkSources.sources, drops: drops, clientsLeftOut: clientsLeftOut,
+            connections: connections, connectionsDropped: connectionsDropped,
+            discoveryPortUnreachable: discoveryPortUnreachable,
+            discoveryPortUnreachableCount: discoveryPortUnreachableCount, sawConnectionPhase: sawConnectionPhase)
     }
 
     func row(_ s: SessionState, client: IPAddress, device: TimelineResult.DevicePart, keys: [NameID]) -> LatencyRow {

@@ -82,6 +82,7 @@ extension DiscoveryTracker {
                 let target = names.name(host)
                 guard let slot = touchInstance(k.owner, packet: packet, frame: frame) else { continue }
                 instances[slot].noteSRV(ttl: ttl, target: target, host: host, port: k.port)
+                if k.port != 8009 { noteAdvertisedPort(k.port) }
                 instances[slot].srvCache.note(ttl: ttl, target: host, packet: packet, frame: frame)
             case .txt:
                 if events, !touched.contains(k.owner) { touched.append(k.owner) }

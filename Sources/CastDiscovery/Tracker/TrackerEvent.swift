@@ -34,12 +34,19 @@ public enum TrackerEvent: Hashable, Sendable {
     /// A client's query got no answer from devices that should have answered, within the
     /// response window.
     case queryUnanswered(client: IPAddress, time: Timestamp, frame: FrameRef, devices: [DeviceSnapshot])
+    /// A client's TCP connection to a device's address and port came out: established (with
+    /// `afterMs`, SYN → SYN-ACK), refused, unreachable, or timed out (no answer 3 s after the
+    /// first SYN). `device` is the device advertising that address and port, when one does.
+    case connection(
+        client: IPAddress, address: IPAddress, port: UInt16, outcome: ConnectionOutcome, time: Timestamp,
+        frame: FrameRef, afterMs: Double?, device: DeviceSnapshot?)
 
     /// When it happened.
     public var time: Timestamp {
         switch self {
         case .sessionStarted(_, let t, _, _), .deviceAppeared(_, let t, _, _, _), .deviceChanged(_, let t, _, _),
-            .deviceLeft(_, let t, _), .deviceExpired(_, let t, _, _), .queryUnanswered(_, let t, _, _):
+            .deviceLeft(_, let t, _), .deviceExpired(_, let t, _, _), .queryUnanswered(_, let t, _, _),
+            .connection(_, _, _, _, let t, _, _, _):
             return t
         }
     }
@@ -53,6 +60,7 @@ public enum TrackerEvent: Hashable, Sendable {
         case .deviceLeft: return "deviceLeft"
         case .deviceExpired: return "deviceExpired"
         case .queryUnanswered: return "queryUnanswered"
+        case .connection: return "connection"
         }
     }
 }
