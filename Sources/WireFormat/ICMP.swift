@@ -34,6 +34,11 @@ public struct ICMPUnreachable: Hashable, Sendable, CustomStringConvertible {
     /// Whether the code says the port had no listener (ICMP 3, ICMPv6 4).
     public var isPortUnreachable: Bool { version == 4 ? code == 3 : code == 4 }
 
+    /// Whether the code says a host refused the datagram: no socket on the port, or a firewall's
+    /// reject (ICMP 3, 9, 10, 13; ICMPv6 1, 4, 5, 6). firewalld rejects with "administratively
+    /// prohibited", a plain `reject` rule with "port unreachable".
+    public var isRefusal: Bool { version == 4 ? [3, 9, 10, 13].contains(code) : [1, 4, 5, 6].contains(code) }
+
     /// The code in words, as tshark names it.
     public var reason: String {
         if version == 4 {

@@ -148,6 +148,14 @@ struct ConnectionRuleTests {
         #expect(f?.severity == .warning)
         #expect(f?.frames.map(\.frame) == [4])
         #expect(f?.title == "192.0.2.10 turns mDNS away with ICMP port unreachable")
+        // firewalld rejects with "administratively prohibited" (code 13): a refusal too.
+        var prohibited = icmp
+        prohibited.code = 13
+        var t3 = DiscoveryTracker()
+        var p3 = packet
+        p3.payload = .icmp(prohibited)
+        t3.ingest(p3, capture: 0)
+        #expect(t3.finish().discoveryPortUnreachable.map(\.reason) == ["administratively prohibited"])
         // An unreachable for another UDP port is not about discovery.
         var other = icmp
         other.quotedDestinationPort = 4242

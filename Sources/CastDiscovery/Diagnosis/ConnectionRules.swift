@@ -193,11 +193,14 @@ extension Diagnosis {
             let senders = Array(Set(list.map(\.sender))).sorted().map(\.description)
             let ports = Set(list.map(\.port)).sorted().map(String.init).joined(separator: " and ")
             let what = list.allSatisfy { $0.port == DiscoveryDecoder.ssdpPort } ? "SSDP" : "mDNS"
+            var reasons: [String] = []
+            for n in list where !reasons.contains(n.reason) { reasons.append(n.reason) }
+            let reason = reasons.joined(separator: " or ")
             return Finding(
                 code: .mdnsPortUnreachable, severity: .warning,
-                title: "\(refuser) turns \(what) away with ICMP port unreachable",
+                title: "\(refuser) turns \(what) away with ICMP \(reason)",
                 detail: "\(refuser) answered \(Wording.count(list.count, "\(what) datagram")) to UDP port \(ports) "
-                    + "from \(Self.list(senders)) with ICMP port unreachable: no socket listens there, or a host "
+                    + "from \(Self.list(senders)) with ICMP \(reason): no socket listens there, or a host "
                     + "firewall rejects them. If \(refuser) is a sender, the answers it asked for never reach its "
                     + "app (Windows' Public profile, firewalld without the mdns service).",
                 advice: "On \(refuser), allow incoming UDP \(ports) (firewalld: `firewall-cmd --add-service=mdns`; "

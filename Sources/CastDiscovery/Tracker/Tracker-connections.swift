@@ -88,6 +88,8 @@ public struct DiscoveryPortUnreachable: Hashable, Sendable {
     public var port: UInt16
     public var frame: FrameRef
     public var time: Timestamp
+    /// The ICMP code in words (`port unreachable`, `administratively prohibited`).
+    public var reason = "port unreachable"
 }
 
 extension DiscoveryTracker {
@@ -219,7 +221,7 @@ extension DiscoveryTracker {
             reportConnection(i, now: packet.timestamp, frame: frame)
             return
         }
-        guard icmp.quotedProtocol == .udp, icmp.isPortUnreachable, let port = icmp.quotedDestinationPort,
+        guard icmp.quotedProtocol == .udp, icmp.isRefusal, let port = icmp.quotedDestinationPort,
             port == DiscoveryDecoder.mdnsPort || port == DiscoveryDecoder.ssdpPort
         else { return }
         discoveryPortUnreachableCount += 1
@@ -227,7 +229,7 @@ extension DiscoveryTracker {
         discoveryPortUnreachable.append(
             DiscoveryPortUnreachable(
                 refuser: packet.source, sender: icmp.quotedSource, destination: icmp.quotedDestination, port: port,
-                frame: frame, time: packet.timestamp))
+                frame: frame, time: packet.timestamp, reason: icmp.reason))
     }
 }
 
