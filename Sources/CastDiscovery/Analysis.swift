@@ -181,7 +181,7 @@ extension AnalysisReport {
         self.summaries = summaries
         self.connections = Self.connectionRows(
             timelines, devices: devices, latency: latency, primary: grouping.primary,
-            captureEnd: captures.compactMap(\.end).max())
+            captureEnds: captures.map(\.end), merged: merged)
         self.connectionPhaseSeen = timelines.contains(where: \.sawConnectionPhase)
         self.connectionsDropped = timelines.reduce(0) { $0 + $1.connectionsDropped }
         self.discoveryPortUnreachable = Array(

@@ -41,6 +41,9 @@ public struct Connection: Hashable, Sendable {
     public var fromDiscoveryMs: Double?
     /// The session start → the first SYN.
     public var fromSessionStartMs: Double?
+    /// The timeline the attempts were in: captures analysed each on its own (not merged) get
+    /// rows of their own, so that one capture's success does not hide another's failure.
+    public var timeline = 0
 
     /// Whether the TLS handshake started and no ServerHello followed.
     public var tlsStalled: Bool { outcome == .established && clientHello != nil && serverHello == nil }
@@ -53,7 +56,7 @@ extension AnalysisReport {
     /// for each device a client resolved and never connected to.
     static func connectionRows(
         _ timelines: [TimelineResult], devices: [Device], latency: [LatencyRow], primary: [IPAddress: IPAddress],
-        captureEnd: Timestamp?
+        captureEnds: [Timestamp?], merged: Bool
     ) -> [Connection] {
         var deviceAt: [IPAddress: [Int]] = [:]
         for (i, d) in devices.enumerated() {
@@ -64,10 +67,11 @@ extension AnalysisReport {
             var deviceID: String
             var address: IPAddress
             var port: UInt16
+            var timeline: Int
         }
         var groups: [RowKey: [ConnectionAttempt]] = [:]
         var order: [RowKey] = []
-        for timeline in timelines {
+        for (t, timeline) in timelines.enumerated() {
             for a in timeline.connections {
                 guard
                     let i = deviceAt[a.server]?.first(where: {
@@ -76,7 +80,7 @@ extension AnalysisReport {
                 else { continue }
                 let key = RowKey(
                     client: primary[a.client] ?? a.client, deviceID: devices[i].id, address: a.server,
-                    port: a.serverPort)
+                    port: a.serverPort, timeline: t)
                 if groups[key] == nil { order.append(key) }
                 groups[key, default: []].append(a)
             }
@@ -90,10 +94,14 @@ extension AnalysisReport {
                 seconds: row.sessionStart.seconds, nanoseconds: Int64(row.sessionStart.nanoseconds) + Int64(ms * 1e6))
             resolvedAt["\(row.client) \(row.deviceID)", default: []].append((time, row.sessionStart))
         }
-        let end = captureEnd ?? Timestamp(seconds: 0, nanoseconds: 0)
+        let zero = Timestamp(seconds: 0, nanoseconds: 0)
+        let lastEnd = captureEnds.compactMap { $0 }.max() ?? zero
         var rows: [Connection] = []
         for key in order {
             let attempts = groups[key]!.sorted { $0.firstSYN < $1.firstSYN }
+            // The end of the capture the attempts are in (of all of them, merged).
+            let capture = attempts[0].synFrames[0].capture
+            let end = merged || capture >= captureEnds.count ? lastEnd : captureEnds[capture] ?? lastEnd
             let outcomes = attempts.map { $0.outcome(captureEnd: end) }
             let chosen = outcomes.firstIndex(of: .established) ?? attempts.count - 1
             let a = attempts[chosen]
@@ -112,6 +120,7 @@ extension AnalysisReport {
                 row.tlsMs = Double(reply.time.nanoseconds(since: hello.time)) / 1e6
             }
             row.closed = a.closed
+            row.timeline = key.timeline
             if let found = resolvedAt["\(key.client) \(key.deviceID)"]?.filter({ $0.time <= first.firstSYN })
                 .max(by: { $0.time < $1.time })
             {

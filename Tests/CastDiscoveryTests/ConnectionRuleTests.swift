@@ -74,6 +74,17 @@ struct ConnectionRuleTests {
         #expect(f.advice.hasPrefix("Nothing answers at the advertised address"))
     }
 
+    @Test("separate captures keep their own rows: one capture's success does not hide another's timeout")
+    func separateCaptures() throws {
+        let r = try S.report("connect-established.pcap", "connect-timeout.pcap")
+        #expect(r.connections.map(\.outcome) == [.established, .timeout])
+        #expect(r.connections.map(\.timeline) == [0, 1])
+        #expect(r.connections.map { $0.firstAttempt?.frame.capture } == [0, 1])
+        let f = try #require(r.findings.first { $0.code == .connectTimeout })
+        #expect(f.severity == .error)
+        #expect(f.frames.allSatisfy { $0.capture == 1 })
+    }
+
     @Test("a capture without TCP says nothing about connections")
     func discoveryOnly() throws {
         for name in ["healthy-ipv4.pcap", "multi-device.pcap", "ipv6.pcap"] {

@@ -41,7 +41,9 @@ extension Diagnosis {
     /// was established); a warning when another address or port worked, or when only a setup
     /// port (8008, 8443) failed while the Cast port was not tried.
     static func connectionSeverity(_ context: DiagnosisContext, _ c: Connection) -> Severity {
-        let others = context.report.connections.filter { $0.client == c.client && $0.deviceID == c.deviceID }
+        let others = context.report.connections.filter {
+            $0.client == c.client && $0.deviceID == c.deviceID && $0.timeline == c.timeline
+        }
         if others.contains(where: { $0.outcome == .established && !$0.tlsStalled }) { return .warning }
         let castPort = context.devicesByID[c.deviceID]?.port ?? 8009
         return c.port == castPort || c.port == 8009 ? .error : .warning
@@ -116,9 +118,13 @@ extension Diagnosis {
     /// TLS_STALLED: TCP was established and the client sent its ClientHello, but no ServerHello
     /// came back while the connection was open (it closed first, or the capture went on 3 s).
     static func tlsStalled(_ context: DiagnosisContext) -> [Finding] {
-        let end = context.report.captures.compactMap(\.end).max()
+        let captures = context.report.captures
+        let lastEnd = captures.compactMap(\.end).max()
         return context.report.connections.filter(\.tlsStalled).compactMap { c -> Finding? in
             guard let hello = c.clientHello else { return nil }
+            // The end of the hello's capture (of all of them, merged).
+            let capture = hello.frame.capture
+            let end = context.report.merged || capture >= captures.count ? lastEnd : captures[capture].end ?? lastEnd
             let waited = end.map { Double($0.nanoseconds(since: hello.time)) / 1e6 } ?? 0
             guard c.closed != nil || waited >= Double(ConnectionAttempt.timeoutNanoseconds) / 1e6 else { return nil }
             let name = context.name(of: c.deviceID)
