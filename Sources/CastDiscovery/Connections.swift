@@ -45,6 +45,9 @@ public struct Connection: Hashable, Sendable {
     /// rows of their own, so that one capture's success does not hide another's failure.
     public var timeline = 0
 
+    /// `192.0.2.21:8009`, `[2001:db8::21]:8009`.
+    public var endpoint: String { address.isIPv4 ? "\(address):\(port)" : "[\(address)]:\(port)" }
+
     /// Whether the TLS handshake started and no ServerHello followed.
     public var tlsStalled: Bool { outcome == .established && clientHello != nil && serverHello == nil }
 }

@@ -8,12 +8,6 @@ enum ConnectionTables {
         "Client", "Device", "Address", "Outcome", "Attempts/SYNs", "After discovery", "Connect", "TLS",
     ]
 
-    /// `192.0.2.21:8009`, `[2001:db8::21]:8009`.
-    static func endpoint(_ c: Connection) -> String {
-        if case .v4 = c.address { return "\(c.address):\(c.port)" }
-        return "[\(c.address)]:\(c.port)"
-    }
-
     /// `refused (RST)`, `unreachable (port unreachable)`, `established, TLS stalled`.
     static func outcome(_ c: Connection) -> String {
         switch c.outcome {
@@ -30,7 +24,7 @@ enum ConnectionTables {
         let byID = AnalysisTables.devicesByID(r)
         return r.connections.map { c in
             [
-                c.client.description, byID[c.deviceID].map(AnalysisTables.deviceName) ?? c.deviceID, endpoint(c),
+                c.client.description, byID[c.deviceID].map(AnalysisTables.deviceName) ?? c.deviceID, c.endpoint,
                 outcome(c), c.outcome == .notAttempted ? "-" : "\(c.attempts)/\(c.syns)",
                 c.fromDiscoveryMs.map(AnalysisTables.ms) ?? "-", c.connectMs.map(AnalysisTables.ms) ?? "-",
                 c.tlsMs.map(AnalysisTables.ms) ?? "-",

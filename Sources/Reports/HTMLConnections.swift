@@ -25,7 +25,7 @@ enum HTMLConnections {
             return [
                 "<bdi class=\"name\">\(e(c.client.description))</bdi>",
                 e(byID[c.deviceID].map(AnalysisTables.deviceName) ?? c.deviceID),
-                "<bdi class=\"name\">\(e(ConnectionTables.endpoint(c)))</bdi>",
+                "<bdi class=\"name\">\(e(c.endpoint))</bdi>",
                 failed && c.outcome != .notAttempted ? "<span class=\"bad\">\(outcome)</span>" : outcome,
                 c.outcome == .notAttempted ? "-" : "\(c.attempts)/\(c.syns)",
                 c.fromDiscoveryMs.map(AnalysisTables.ms) ?? "-", c.connectMs.map(AnalysisTables.ms) ?? "-",
@@ -56,7 +56,7 @@ enum HTMLConnections {
             let ok = conn.outcome == .established && !conn.tlsStalled
             let colour = ok ? HTMLCharts.green : HTMLCharts.red
             let sx = x(first.time)
-            var tip = "Connection to \(ConnectionTables.endpoint(conn)) at \(relative(first.time)), "
+            var tip = "Connection to \(conn.endpoint) at \(relative(first.time)), "
             tip += "frame #\(first.frame.frame): \(ConnectionTables.outcome(conn))"
             if let ms = conn.connectMs { tip += " after \(HTMLFormat.milliseconds(ms))" }
             if let ms = conn.tlsMs { tip += "; TLS \(HTMLFormat.milliseconds(ms))" }
@@ -71,7 +71,7 @@ enum HTMLConnections {
                 let hx = x(hello.time)
                 out += "<line x1=\"\(c(hx))\" y1=\"\(c(y + 2))\" x2=\"\(c(hx))\" y2=\"\(c(y + 11))\" "
                 out += "stroke=\"\(colour)\" stroke-width=\"2\"><title>"
-                out += e("TLS ServerHello from \(ConnectionTables.endpoint(conn)), frame #\(hello.frame.frame)")
+                out += e("TLS ServerHello from \(conn.endpoint), frame #\(hello.frame.frame)")
                 out += "</title></line>\n"
             }
         }

@@ -74,7 +74,7 @@ public func xmlElementText(_ name: String, in bytes: [UInt8]) -> String? {
         guard needle.count <= bytes.count else { return nil }
         var i = from
         while i + needle.count <= bytes.count {
-            if bytes[i] == needle[0], Array(bytes[i..<(i + needle.count)]) == needle { return i }
+            if bytes[i] == needle[0], bytes[i..<(i + needle.count)].elementsEqual(needle) { return i }
             i += 1
         }
         return nil

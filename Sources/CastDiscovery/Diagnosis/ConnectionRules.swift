@@ -12,29 +12,12 @@ extension Diagnosis {
         .connectRefused, .connectTimeout, .connectUnreachable, .tlsStalled,
     ]
 
-    /// `12.3 ms`, `1.24 s`.
-    static func duration(_ ms: Double) -> String {
-        if ms < 10 {
-            let tenths = Int((ms * 10).rounded())
-            return "\(tenths / 10).\(tenths % 10) ms"
-        }
-        guard ms >= 1000 else { return "\(Int(ms.rounded())) ms" }
-        let hundredths = Int((ms / 10).rounded())
-        let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) s"
-    }
-
-    /// `192.0.2.21:8009`, `[2001:db8::21]:8009`.
-    static func endpoint(_ c: Connection) -> String {
-        c.address.isIPv4 ? "\(c.address):\(c.port)" : "[\(c.address)]:\(c.port)"
-    }
-
     /// What the sender knew before it tried: `It had resolved the device 11 ms before.`
     static func discoveryText(_ c: Connection) -> String {
         guard let ms = c.fromDiscoveryMs else {
             return "The capture does not show this client resolving the device first (it may have used its cache)."
         }
-        return "The first SYN went out \(duration(ms)) after the client had resolved the device."
+        return "The first SYN went out \(Wording.duration(milliseconds: ms)) after the client had resolved the device."
     }
 
     /// An error when the client reached the device in no other way (no other connection to it
@@ -64,9 +47,9 @@ extension Diagnosis {
             }
             return Finding(
                 code: .connectRefused, severity: connectionSeverity(context, c),
-                title: "\(c.client) found \(name), but its connection to \(endpoint(c)) was refused",
-                detail: "\(Wording.count(c.syns, "SYN")) from \(c.client) to \(endpoint(c)) "
-                    + "\(after.map { "answered with RST \(duration($0)) later" } ?? "answered with RST"). "
+                title: "\(c.client) found \(name), but its connection to \(c.endpoint) was refused",
+                detail: "\(Wording.count(c.syns, "SYN")) from \(c.client) to \(c.endpoint) "
+                    + "\(after.map { "answered with RST \(Wording.duration(milliseconds: $0)) later" } ?? "answered with RST"). "
                     + "Nothing listens on that port at that address, or a firewall on the way rejects the "
                     + "connection with RST. \(discoveryText(c)) A Cast sender cannot open its channel: Chrome does "
                     + "not list the device at all, apps show it and fail to cast.",
@@ -82,8 +65,8 @@ extension Diagnosis {
             let name = context.name(of: c.deviceID)
             return Finding(
                 code: .connectTimeout, severity: connectionSeverity(context, c),
-                title: "\(c.client) found \(name), but its connection to \(endpoint(c)) timed out",
-                detail: "\(Wording.count(c.syns, "SYN")) from \(c.client) to \(endpoint(c)) "
+                title: "\(c.client) found \(name), but its connection to \(c.endpoint) timed out",
+                detail: "\(Wording.count(c.syns, "SYN")) from \(c.client) to \(c.endpoint) "
                     + "(\(Wording.count(c.attempts, "attempt"))) got no SYN-ACK, no RST and no ICMP error in the "
                     + "capture. Something between the two drops TCP to that port (a firewall between subnets or "
                     + "VLANs, a VPN route), the advertised address is not where the device is, or the device is "
@@ -100,8 +83,8 @@ extension Diagnosis {
             let reason = c.unreachableReason ?? "unreachable"
             return Finding(
                 code: .connectUnreachable, severity: connectionSeverity(context, c),
-                title: "\(c.client) found \(name), but \(endpoint(c)) is unreachable (ICMP \(reason))",
-                detail: "The SYN from \(c.client) to \(endpoint(c)) was answered with ICMP destination unreachable, "
+                title: "\(c.client) found \(name), but \(c.endpoint) is unreachable (ICMP \(reason))",
+                detail: "The SYN from \(c.client) to \(c.endpoint) was answered with ICMP destination unreachable, "
                     + "\(reason). A \(reason.contains("prohibited") ? "firewall's reject rule" : "router or the device's host") "
                     + "turned the connection away. \(discoveryText(c))",
                 advice: reason.contains("host") || reason.contains("address")
@@ -130,10 +113,10 @@ extension Diagnosis {
             let name = context.name(of: c.deviceID)
             return Finding(
                 code: .tlsStalled, severity: connectionSeverity(context, c),
-                title: "\(c.client) connected to \(name) at \(endpoint(c)), but TLS never completed",
-                detail: "TCP to \(endpoint(c)) was established"
-                    + "\(c.connectMs.map { " in \(duration($0))" } ?? ""), and the client sent its ClientHello; no "
-                    + "ServerHello followed \(c.closed != nil ? "before the connection closed" : "in \(duration(waited))"). "
+                title: "\(c.client) connected to \(name) at \(c.endpoint), but TLS never completed",
+                detail: "TCP to \(c.endpoint) was established"
+                    + "\(c.connectMs.map { " in \(Wording.duration(milliseconds: $0))" } ?? ""), and the client sent its ClientHello; no "
+                    + "ServerHello followed \(c.closed != nil ? "before the connection closed" : "in \(Wording.duration(milliseconds: waited))"). "
                     + "Something on the path passes the TCP handshake and stops the data (a proxy or an inspecting "
                     + "firewall), or another host that answers on this port is not a Cast device.",
                 advice: "Check that the address is the Cast device's and that nothing between sender and device "
@@ -160,7 +143,7 @@ extension Diagnosis {
             let publicOnly = !v4.isEmpty && v4.allSatisfy { AddressScope($0) == .publicRoutable }
             let name = context.name(of: c.deviceID)
             var detail =
-                "\(c.client) resolved \(name) (\(endpoint(c))) and sent no SYN to any address of it, though the "
+                "\(c.client) resolved \(name) (\(c.endpoint)) and sent no SYN to any address of it, though the "
                 + "capture holds TCP connection setups (so it was not filtered to discovery traffic). "
             let advice: String
             if publicOnly {
