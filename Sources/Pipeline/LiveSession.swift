@@ -59,12 +59,13 @@ public final class LiveSession {
         public var error: String?
     }
 
-    /// The kernel filter: discovery ports, unicast SSDP answers from any port (their UDP
-    /// payload starts with "HTTP"), and IP fragments (which carry no UDP header).
-    public static let kernelFilter =
-        "udp port 5353 or udp port 1900 or (ip and udp and udp[8:4] = 0x48545450) "
-        + "or (ip6 and ip6[6] = 17 and ip6[48:4] = 0x48545450) or (ip and ip[6:2] & 0x1fff != 0) "
-        + "or (ip6 and ip6[6] = 44)"
+    /// The kernel filter for an interface's link type: the prefilter analyze uses
+    /// (``DiscoveryFilter``: discovery ports, unicast SSDP answers, fragments, and the
+    /// connection phase's SYN, RST, FIN, TLS hellos and ICMP unreachables); `nil` where no filter
+    /// is safe (802.11, PKTAP).
+    public static func kernelFilter(for linkType: LinkType) -> String? {
+        DiscoveryFilter.expression(for: linkType)
+    }
 
     public let options: Options
     /// The open interfaces, in the order given.
@@ -72,7 +73,10 @@ public final class LiveSession {
     let writer: CaptureWriter?
 
     /// The filter in force, as shown to the user.
-    public var filterDescription: String { Self.kernelFilter + (options.filter.map { " and (\($0))" } ?? "") }
+    public var filterDescription: String {
+        let base = captures.first.flatMap { Self.kernelFilter(for: $0.linkType) }
+        return options.filter.map { f in base.map { "(\($0)) and (\(f))" } ?? f } ?? base ?? "none"
+    }
 
     init(options: Options, captures: [LiveCapture], writer: CaptureWriter?) {
         self.options = options
@@ -89,24 +93,9 @@ public final class LiveSession {
         }
         var captures: [LiveCapture] = []
         for name in o.interfaces {
-            do throws(PcapError) {
-                let c = try LiveCapture(interface: name, options: o.live)
-                guard c.linkType.isSupported else {
-                    return fail(
-                        .dataError,
-                        "\(name): link type \(c.linkTypeName) carries nothing castscope can decode (Ethernet, "
-                            + "Linux cooked, raw IP, loopback, PKTAP and 802.11 are supported)")
-                }
-                let expression = o.filter.map { "(\(kernelFilter)) and (\($0))" } ?? kernelFilter
-                do throws(PcapError) {
-                    try c.setFilter(expression)
-                } catch {
-                    return fail(.usage, "bad --filter: \(error.message)")
-                }
-                captures.append(c)
-            } catch {
-                let (status, message) = openFailure(error, interface: name)
-                return fail(status, message)
+            switch openCapture(name, options: o.live, filter: o.filter) {
+            case .success(let c): captures.append(c)
+            case .failure(let e): return fail(e.status, e.message)
             }
         }
         var writer: CaptureWriter?
@@ -135,20 +124,43 @@ public final class LiveSession {
         return .success(LiveSession(options: o, captures: captures, writer: writer))
     }
 
+    /// Opens one interface for discovery: checks that castscope decodes its link type and
+    /// installs the kernel filter (narrowed by `filter`).
+    static func openCapture(
+        _ name: String, options: LiveOptions, filter: String?
+    ) -> Result<LiveCapture, CaptureOpenError> {
+        do throws(PcapError) {
+            let c = try LiveCapture(interface: name, options: options)
+            guard c.linkType.isSupported else {
+                return .failure(
+                    CaptureOpenError(
+                        status: .dataError,
+                        message: "\(name): link type \(c.linkTypeName) carries nothing castscope can decode (Ethernet, "
+                            + "Linux cooked, raw IP, loopback, PKTAP and 802.11 are supported)"))
+            }
+            let base = kernelFilter(for: c.linkType)
+            if let expression = filter.map({ f in base.map { "(\($0)) and (\(f))" } ?? f }) ?? base {
+                do throws(PcapError) {
+                    try c.setFilter(expression)
+                } catch {
+                    return .failure(CaptureOpenError(status: .usage, message: "bad --filter: \(error.message)"))
+                }
+            }
+            return .success(c)
+        } catch {
+            let (status, message) = openFailure(error, interface: name)
+            return .failure(CaptureOpenError(status: status, message: message))
+        }
+    }
+
     /// Captures until a stop condition, handing the tracker's events to `events` as they
     /// happen (at least every 100 ms), then diagnoses what was captured.
     public func run(events: ([TrackerEvent]) -> Void) -> Outcome {
         let o = options
         var analysis = o.analysis
         analysis.collectEvents = true
-        var tracker = DiscoveryTracker(options: analysis)
-        var decoders = captures.map {
-            DiscoveryDecoder(linkType: $0.linkType, reassemblyLimits: analysis.reassemblyLimits)
-        }
+        var ingest = LiveIngest(linkTypes: captures.map(\.linkType), analysis: analysis, writer: writer)
         let name = "live: " + captures.map(\.interface).joined(separator: ", ")
-        var frames = 0
-        var first: Timestamp?
-        var last: Timestamp?
 
         liveStopSignal.pointee = 0
         signal(SIGINT) { _ in liveStopSignal.pointee = 1 }
@@ -168,24 +180,17 @@ public final class LiveSession {
                 reason = .duration
                 break
             }
-            if let n = o.count, frames >= n {
+            if let n = o.count, ingest.frames >= n {
                 reason = .count
                 break
             }
             _ = poll(&fds, nfds_t(fds.count), 100)
             for (index, c) in captures.enumerated() {
-                let limit = o.count.map { Int32(Swift.max($0 - frames, 0)) } ?? 1000
+                let limit = o.count.map { Int32(Swift.max($0 - ingest.frames, 0)) } ?? 1000
                 if limit == 0 { break }
                 let handled = c.dispatch(limit: limit) { header, bytes in
-                    frames += 1
-                    if first == nil { first = header.timestamp }
-                    last = header.timestamp
-                    writer?.write(bytes, timestamp: header.timestamp, originalLength: header.originalLength)
-                    // In place, as analyze reads a file: nothing is materialised.
-                    decoders[index].decodeInPlace(
-                        frame: frames, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength
-                    ) { packet, view in tracker.ingest(packet, message: view, capture: 0) }
-                    tracker.advance(to: header.timestamp)
+                    ingest.ingest(
+                        index, timestamp: header.timestamp, bytes: bytes, originalLength: header.originalLength)
                 }
                 if handled == nil {
                     failure = "capture on \(c.interface) failed: \(c.lastError ?? "unknown error")"
@@ -194,10 +199,9 @@ public final class LiveSession {
                 }
             }
             writer?.flush()
-            tracker.advance(to: Self.now())
-            events(tracker.drainEvents())
+            ingest.tracker.advance(to: Self.now())
+            events(ingest.tracker.drainEvents())
         }
-        writer?.flush()
 
         var dropped: UInt64 = 0
         var interfaceDropped: UInt64 = 0
@@ -207,17 +211,11 @@ public final class LiveSession {
                 interfaceDropped += UInt64(s.interfaceDropped)
             }
         }
-        let timeline = tracker.finish()
-        events(tracker.drainEvents())
-        var stats = DecodeStatistics()
-        for d in decoders { stats += d.statistics }
-        let info = CaptureInfo(
-            file: name, linkType: captures[0].linkTypeName, packets: frames, statistics: stats, start: first, end: last)
-        var report = AnalysisReport(captures: [info], timelines: [timeline], options: analysis, merged: false)
-        report.findings = Diagnosis.diagnose(
-            report, inputs: DiagnosisInputs(packetsDropped: (kernel: dropped, interface: interfaceDropped)))
+        let report = ingest.finish(
+            name: name, linkTypeName: captures[0].linkTypeName, dropped: (kernel: dropped, interface: interfaceDropped))
+        events(ingest.tracker.drainEvents())
         return Outcome(
-            report: report, reason: reason, frames: frames, discoveryPackets: stats.discoveryPackets,
+            report: report, reason: reason, frames: ingest.frames, discoveryPackets: ingest.statistics.discoveryPackets,
             dropped: dropped, interfaceDropped: interfaceDropped, error: failure)
     }
 
@@ -255,6 +253,12 @@ public final class LiveSession {
             }
             return (.ioError, error.description)
         }
+    }
+
+    /// Why an interface could not be opened: the exit status and the message.
+    struct CaptureOpenError: Error {
+        var status: ExitStatus
+        var message: String
     }
 
     /// The interfaces libpcap can capture on.
