@@ -7,15 +7,17 @@ DEMO_CAPTURE := captures/multi-device.pcap
 # chromium (renders the HTML report headless), and avahi-daemon, iproute2 and util-linux
 # (setpriv, runuser), bsdutils (script: a terminal for the progress-line test) for the live-capture tests in network namespaces, time (/usr/bin/time: the hostile corpus bounds); python-zeroconf from
 # PyPI for the live tests' responders and sender.
-# zlib1g-dev, libzstd-dev and liblz4-dev: the decompressors of .gz, .zst and .lz4 captures.
-BUILD_PACKAGES := libpcap-dev zlib1g-dev libzstd-dev liblz4-dev
+# zlib1g-dev, libzstd-dev and liblz4-dev: the decompressors of .gz, .zst and .lz4 captures;
+# libssl-dev: the TLS handshake of `castscope probe`.
+BUILD_PACKAGES := libpcap-dev zlib1g-dev libzstd-dev liblz4-dev libssl-dev
 # zsh and fish check that their completion scripts parse, man-db and groff-base render the man
 # page (Tests/cli/completion.sh); zstd and lz4 (and gzip, always there) compress captures for
-# the decompression tests and the capture variants of Tests/differential/variants.py.
+# the decompression tests and the capture variants of Tests/differential/variants.py; nftables
+# (firewalled devices) and openssl (the TLS listener's certificate) for Tests/probe/run.sh.
 TEST_PACKAGES := $(BUILD_PACKAGES) tshark python3 python3-jsonschema chromium avahi-daemon iproute2 util-linux bsdutils time \
-	zsh fish man-db groff-base zstd lz4
+	zsh fish man-db groff-base zstd lz4 nftables openssl
 
-.PHONY: all build deps test-deps demo test unit lint cli html live schema golden golden-update differential hostile realworld clean \
+.PHONY: all build deps test-deps demo test unit lint cli html live probe schema golden golden-update differential hostile realworld clean \
 	static install deb man
 
 all: build
@@ -65,6 +67,9 @@ html: build
 live: build
 	Tests/live/run.sh
 
+probe: build
+	Tests/probe/run.sh
+
 schema: build
 	/usr/bin/python3 Tests/schema/validate.py --self-test
 	/usr/bin/python3 Tests/schema/validate.py
@@ -104,6 +109,7 @@ test: test-deps build lint
 	Tests/cli/install.sh
 	Tests/html/check.sh
 	Tests/live/run.sh
+	Tests/probe/run.sh
 	Tests/golden/run.sh
 	Tests/hostile/run.sh
 	Tests/realworld/run.sh
@@ -120,7 +126,7 @@ clean:
 
 # The binary users install is the release build (`make build`, the one benchmarked and tested):
 # the Swift runtime is linked in, so it runs without the toolchain and `ldd` shows only libc,
-# libstdc++, libm, libgcc_s, libpcap, libz, libzstd and liblz4.
+# libstdc++, libm, libgcc_s, libpcap, libz, libzstd, liblz4, libssl and libcrypto.
 PREFIX ?= /usr/local
 DESTDIR ?=
 STATIC_BIN := $(BIN)

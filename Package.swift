@@ -16,14 +16,16 @@ let package = Package(
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .systemLibrary(name: "CZstd", providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
         .systemLibrary(name: "CLZ4", providers: [.apt(["liblz4-dev"]), .brew(["lz4"])]),
+        // OpenSSL (libssl-dev): the TLS handshake of `castscope probe`'s connection to a device.
+        .systemLibrary(name: "CLibssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // Pure decoding: no Foundation, no libpcap.
         .target(name: "WireFormat"),
         // The only module that touches libpcap and the decompression libraries.
         .target(name: "PcapCapture", dependencies: ["CLibpcap", "CZlib", "CZstd", "CLZ4", "WireFormat"]),
         // The Cast domain: TXT meaning, device/client tracking, latency. Pure, no I/O.
         .target(name: "CastDiscovery", dependencies: ["WireFormat"]),
-        // Running it: capture sources, the analysis run, live capture, extraction. Prints nothing.
-        .target(name: "Pipeline", dependencies: ["PcapCapture", "WireFormat", "CastDiscovery"]),
+        // Running it: capture sources, the analysis run, live capture, probe, extraction. Prints nothing.
+        .target(name: "Pipeline", dependencies: ["PcapCapture", "WireFormat", "CastDiscovery", "CLibssl"]),
         // Renderers.
         .target(name: "Reports", dependencies: ["WireFormat", "CastDiscovery"]),
         // The command line: parse, run the Pipeline, render with Reports, exit status.

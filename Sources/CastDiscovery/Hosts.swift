@@ -71,7 +71,7 @@ public struct HostGrouping: Sendable {
 }
 
 extension IPAddress {
-    var isIPv4: Bool {
+    public var isIPv4: Bool {
         if case .v4 = self { return true }
         return false
     }

@@ -125,9 +125,10 @@ public final class LiveSession {
     }
 
     /// Opens one interface for discovery: checks that castscope decodes its link type and
-    /// installs the kernel filter (narrowed by `filter`).
+    /// installs the kernel filter (narrowed by `filter`; widened by `also`, which comes first
+    /// because a `vlan` term in the discovery filter shifts the offsets of what follows it).
     static func openCapture(
-        _ name: String, options: LiveOptions, filter: String?
+        _ name: String, options: LiveOptions, filter: String?, also: String? = nil
     ) -> Result<LiveCapture, CaptureOpenError> {
         do throws(PcapError) {
             let c = try LiveCapture(interface: name, options: options)
@@ -138,7 +139,7 @@ public final class LiveSession {
                         message: "\(name): link type \(c.linkTypeName) carries nothing castscope can decode (Ethernet, "
                             + "Linux cooked, raw IP, loopback, PKTAP and 802.11 are supported)"))
             }
-            let base = kernelFilter(for: c.linkType)
+            let base = kernelFilter(for: c.linkType).map { f in also.map { "(\($0)) or (\(f))" } ?? f }
             if let expression = filter.map({ f in base.map { "(\($0)) and (\(f))" } ?? f }) ?? base {
                 do throws(PcapError) {
                     try c.setFilter(expression)

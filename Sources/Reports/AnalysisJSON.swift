@@ -39,7 +39,13 @@ public enum AnalysisJSON {
 
     static func write(_ r: AnalysisReport, pretty: Bool) -> JSONWriter {
         var w = JSONWriter(pretty: pretty)
-        w.beginObject()
+        write(r, key: nil, into: &w)
+        return w
+    }
+
+    /// Writes the document as a value (under `key` inside an object, e.g. `probe`'s `analysis`).
+    static func write(_ r: AnalysisReport, key: String?, into w: inout JSONWriter) {
+        w.beginObject(key)
         w.int(AnalysisReport.schemaVersion, "schemaVersion")
         w.string("castscope", "generator")
         w.milliseconds(r.sessionGapSeconds * 1000, "sessionGapMs")
@@ -141,7 +147,6 @@ public enum AnalysisJSON {
         w.endObject()
         findings(r.findings, into: &w)
         w.endObject()
-        return w
     }
 
     /// Writes `"verdict": {...}`: the status, the counts, and the line the text output starts with.

@@ -18,7 +18,7 @@ source "$(dirname "$0")/lib.sh" || exit 2
 
 RC=0
 : >"$T/err"
-COMMANDS="analyze report check-plist extract live dump help completion"
+COMMANDS="analyze report check-plist extract live probe dump help completion"
 
 "$BIN" completion bash >"$T/castscope.bash"
 # complete_bash WORD…: the candidates bash would offer for the last word (one per line).
@@ -52,6 +52,8 @@ check "bash: castscope help an<TAB> completes the command name" eval '[[ $(compl
 check "bash: castscope completion <TAB> lists the shells" \
     eval '[[ $(complete_bash castscope completion "" | paste -sd" ") == "bash zsh fish" ]]'
 check "bash: castscope live -i l<TAB> offers lo" eval 'complete_bash castscope live -i l | grep -qx lo'
+check "bash: castscope probe -i l<TAB> offers lo" eval 'complete_bash castscope probe -i l | grep -qx lo'
+check "bash: castscope probe --app<TAB> completes --app-id" eval '[[ $(complete_bash castscope probe --app) == --app-id ]]'
 check "bash: castscope analyze --session-gap <TAB> offers nothing (a number)" \
     eval '[[ -z $(complete_bash castscope analyze --session-gap "") ]]'
 

@@ -63,7 +63,7 @@ check "anlyze: unknown command, did you mean 'analyze'?, exit 64, 3 lines" \
 run help nosuch
 check "help nosuch: exit 64, lists the commands" \
   eval 'rc_is 64 && [[ $(lines "$T/err") == 3 ]] && err_has "nosuch" && err_has "analyze, report" && out_empty'
-for c in analyze report check-plist extract live dump completion; do
+for c in analyze report check-plist extract live probe dump completion; do
   run help "$c"
   cp "$T/out" "$T/help-$c"
   run "$c" --help

@@ -12,7 +12,8 @@ summaries that match the rows they summarise, null values that come with a reaso
 in order, and durations written with exactly 3 decimals. The example in docs/json-schema.md is
 checked too.
 
-With DOCUMENT.json arguments (`-` for standard input): checks those documents only.
+With DOCUMENT.json arguments (`-` for standard input): checks those documents only (of a
+`castscope probe --format json` document, its `analysis`).
 
 --self-test: proves the checks can fail: a valid document, mutated in many ways (a missing
 key, a wrong type, a bad time, a dangling deviceId...), must be rejected every time.
@@ -788,6 +789,10 @@ def main(argv):
             except (OSError, ValueError) as e:
                 tally.report(False, "read %s" % path, str(e))
                 continue
+            # A `castscope probe --format json` document: its analysis is analyze's document.
+            if isinstance(doc, dict) and set(doc) == {"probe", "analysis"}:
+                doc = doc["analysis"]
+                path += " (probe's analysis)"
             check_document(tally, validator, path, doc)
     else:
         default_runs(tally, validator)

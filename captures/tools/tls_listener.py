@@ -3,7 +3,8 @@
 
   tls_listener.py --ip 192.0.2.21 --cert CERT.pem --key KEY.pem [--port 8009]
 
-Listens on --ip:--port (TCP).  For every connection it completes a TLS
+Listens on --ip:--port (TCP; an IPv6 --ip such as 2001:db8::21 listens over
+IPv6, IPv6 only).  For every connection it completes a TLS
 handshake (server side, `ssl` defaults: TLS 1.2 or 1.3, whatever the client
 offers), logs the version and cipher, then reads until the client closes
 (TLS close_notify or TCP FIN), answers a close_notify with its own, and
@@ -72,8 +73,11 @@ def main():
 
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(args.cert, args.key)
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    family = socket.AF_INET6 if ":" in args.ip else socket.AF_INET
+    s = socket.socket(family, socket.SOCK_STREAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if family == socket.AF_INET6:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
     s.bind((args.ip, args.port))
     s.listen(4)
     s.settimeout(0.2)

@@ -1,4 +1,5 @@
 import Pipeline
+
 /// One castscope command: what help, completion and the man page show, and how to run it.
 struct CommandEntry {
     let info: CommandInfo
@@ -20,6 +21,7 @@ enum Commands {
             CommandEntry(CheckPlistCommand.spec, run: CheckPlistCommand.run),
             CommandEntry(ExtractCommand.spec, run: ExtractCommand.run),
             CommandEntry(LiveCommand.spec, run: LiveCommand.run),
+            CommandEntry(ProbeCommand.spec, run: ProbeCommand.run),
             CommandEntry(DumpCommand.spec, run: DumpCommand.run),
             CommandEntry(HelpCommand.spec, run: HelpCommand.run),
             CommandEntry(CompletionCommand.spec, run: CompletionCommand.run),

@@ -82,7 +82,8 @@ extension LiveCommand {
                     title: "PRIVILEGES",
                     body: """
                           Capturing needs root, or the CAP_NET_RAW and CAP_NET_ADMIN capabilities. The kernel
-                          filter keeps UDP 5353 and 1900, unicast SSDP answers from any port, and IP fragments.
+                          filter keeps UDP 5353 and 1900, unicast SSDP answers from any port, IP fragments, and
+                          the connection phase (TCP SYN, RST, FIN, TLS hellos, ICMP unreachables).
                         """),
                 HelpSection(
                     title: "EXIT STATUS",
