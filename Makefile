@@ -13,9 +13,10 @@ BUILD_PACKAGES := libpcap-dev zlib1g-dev libzstd-dev liblz4-dev libssl-dev
 # zsh and fish check that their completion scripts parse, man-db and groff-base render the man
 # page (Tests/cli/completion.sh); zstd and lz4 (and gzip, always there) compress captures for
 # the decompression tests and the capture variants of Tests/differential/variants.py; nftables
-# (firewalled devices) and openssl (the TLS listener's certificate) for Tests/probe/run.sh.
+# (firewalled devices), openssl (the TLS listener's certificate) and tcpdump (a reference capture
+# beside the probe's own) for Tests/probe/run.sh.
 TEST_PACKAGES := $(BUILD_PACKAGES) tshark python3 python3-jsonschema chromium avahi-daemon iproute2 util-linux bsdutils time \
-	zsh fish man-db groff-base zstd lz4 nftables openssl
+	zsh fish man-db groff-base zstd lz4 nftables openssl tcpdump
 
 .PHONY: all build deps test-deps demo test unit lint cli html live probe schema golden golden-update differential hostile realworld clean \
 	static install deb man
