@@ -31,7 +31,10 @@ extension Diagnosis {
                 + "Senders that browse or connect over IPv4 only (go-chromecast, some apps) cannot reach it.",
             advice: "Check the device's IPv4 configuration (DHCP) and that IPv4 mDNS is not filtered; "
                 + "make sure the sender supports IPv6.",
-            frames: d.addressFrames.map(\.frame) + [d.firstFrame], subjects: FindingSubjects(devices: [d.id]))
+            // The AAAA often came in the device's first packet: that frame once.
+            frames: d.addressFrames.map(\.frame)
+                + (d.addressFrames.contains { $0.frame == d.firstFrame } ? [] : [d.firstFrame]),
+            subjects: FindingSubjects(devices: [d.id]))
     }
 
     /// DEVICE_LEFT when the device said goodbye, else DEVICE_EXPIRED when it went silent past
