@@ -7,11 +7,13 @@
 #   CASTSCOPE_CAPTURE_DIR=/tmp/x sudo -E captures/generate.sh   # write elsewhere
 #   sudo PYTHON=/path/to/python3 captures/generate.sh   # python with zeroconf
 #   CASTSCOPE_NS_PREFIX=h1 sudo -E captures/generate.sh  # namespaces h1-*, for parallel runs
+#   CASTSCOPE=/path/to/castscope sudo -E captures/generate.sh probe-group  # another castscope binary
 #
 # After generating, captures/verify.sh checks the content of each file.
 # Every capture is made with real daemons (avahi-daemon, python-zeroconf,
 # small python SSDP/DIAL tools and, for the diagnosis scenarios, small
-# hand-built stdlib mDNS responders/queriers in captures/tools/) talking to each other over
+# hand-built stdlib mDNS responders/queriers in captures/tools/; for probe-group the
+# sender is `castscope probe` itself) talking to each other over
 # a Linux bridge inside network namespaces that this script creates, and is
 # recorded with tcpdump inside the sender's namespace.
 #
@@ -23,8 +25,11 @@
 #   iptables (only for own-queries-dropped; uses the iptables-legacy command),
 #   nftables (nft; only for connect-timeout, connect-unreachable and
 #   mdns-port-unreachable),
-#   openssl (only for connect-established: a throw-away self-signed
-#   certificate made in the temporary work directory, never stored here).
+#   openssl (only for connect-established and probe-group: throw-away self-signed
+#   certificates made in the temporary work directory, never stored here),
+#   the castscope release binary (only for probe-group, whose sender is
+#   `castscope probe`: .build/release/castscope, made by `make build`, or
+#   $CASTSCOPE).
 #
 # Safety rules:
 #   * must run as root; all traffic stays inside the network namespaces cs-* (or $CASTSCOPE_NS_PREFIX-*)
@@ -40,6 +45,8 @@
 #     connect-wrong-address only to the advertised 198.51.100.7:8009, which no
 #     host has: the SYNs go to a router namespace (cast_connect.py --allow
 #     198.51.100.0/24), which answers with ICMP host unreachable;
+#     probe-group's `castscope probe` connects only to what the devices in the
+#     namespaces advertise (192.0.2.23:8009, 192.0.2.23:42238, [2001:db8::21]:8009);
 #   * all namespaces, nft tables, links and processes created here are removed
 #     on exit, also on failure or Ctrl-C (trap).
 #
@@ -54,6 +61,7 @@ TOOLS=$HERE/tools
 OUT=${CASTSCOPE_CAPTURE_DIR:-$HERE}
 PY=${PYTHON:-python3}   # the python3 that has `zeroconf` (sudo may reset PATH)
 NSP=${CASTSCOPE_NS_PREFIX:-cs}   # namespace names start with this and a dash (parallel runs use their own)
+CASTSCOPE=${CASTSCOPE:-$HERE/../.build/release/castscope}   # probe-group's sender (`castscope probe`)
 ALL_CAPTURES=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented
               legacy-unicast dial-ssdp client-isolation own-queries-dropped reflector
               no-cast-queries no-mdns app-id-unanswered incomplete-resolution
@@ -62,7 +70,7 @@ ALL_CAPTURES=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented
               dial-other-device dial-unanswered vlan-separated multicast-decayed cached-address
               local-name-dns wrong-interface
               connect-established connect-refused connect-timeout connect-unreachable
-              connect-wrong-address mdns-port-unreachable)
+              connect-wrong-address mdns-port-unreachable probe-group)
 
 # --- fixed identities -------------------------------------------------------
 CC_HOST=3f5d6b2a-8c91-4e07-b2d4-6a1f0c9e7d35      # "Living Room TV" (Chromecast)
@@ -72,6 +80,7 @@ PHONE4=192.0.2.11
 WIRED4=192.0.2.5
 CC4=192.0.2.21       CC6=2001:db8::21
 ULTRA4=192.0.2.22
+MINI_HOST=c8e2f7a0-4b15-4d9e-8a36-17f05b2c9d4e   # "Kitchen Speaker" (Google Home Mini), leads "Downstairs"
 MINI4=192.0.2.23
 SHIELD4=192.0.2.24   SHIELD6=2001:db8::24
 DUP_HOST=5e9a0c7d-3b14-4f62-a8d9-0c2e7b4f1a63     # a second "Living Room TV"
@@ -1134,6 +1143,113 @@ cap_mdns-port-unreachable() {
   show_log phone
 }
 
+# --- castscope probe as the sender ------------------------------------------
+
+need_castscope() { # probe-group's sender is the castscope release binary
+  [[ -x $CASTSCOPE ]] ||
+    die "probe-group needs the castscope binary, and $CASTSCOPE is missing or not executable: build it (make build) or set CASTSCOPE=/path/to/castscope (sudo -E), or leave that capture out"
+  "$CASTSCOPE" help probe >/dev/null 2>&1 ||
+    die "probe-group: $CASTSCOPE has no working 'probe' command ('$CASTSCOPE help probe' fails)"
+}
+
+cap_probe-group() {
+  # The sender is castscope itself: `castscope probe` (the release binary,
+  # $CASTSCOPE) on the sender's eth0, which has 192.0.2.10/24 and
+  # 2001:db8::10/64 (plus its fe80:: address). Three devices on two hosts:
+  #   - the speaker host 192.0.2.23 (IPv4 only; python-zeroconf
+  #     cast_responder.py + zc/home-mini-and-group.json): the Google Home Mini
+  #     "Kitchen Speaker" (SRV port 8009) and the Cast group "Downstairs" it
+  #     leads (SRV port 42238, same SRV target), with a TLS listener on each port;
+  #   - the Living Room TV, IPv6 only: 2001:db8::21 and no IPv4 address, avahi
+  #     (use-ipv4=no use-ipv6=yes, chromecast.service) and a TLS listener on
+  #     [2001:db8::21]:8009.
+  # The probe queries over IPv4 and IPv6 (its IPv6 queries come from the
+  # sender's fe80:: address), sends DIAL M-SEARCHes (nothing answers them) and
+  # connects to each device with TCP and TLS: to the speaker and the group at
+  # 192.0.2.23:8009 and :42238, to the TV at [2001:db8::21]:8009 from the
+  # sender's global 2001:db8::10. The probe writes no pcap (no --write): this
+  # tcpdump capture is the file; --user root, so that no privilege drop matters here.
+  local rc=0 l
+  need_castscope
+  lan dual
+  add_host ${NSP}-speaker eth0 02:ca:57:00:00:23 br0 $MINI4/24 -
+  add_host ${NSP}-dev1 eth0 02:ca:57:00:00:21 br0 - $CC6/64
+  make_cert "$WORK/tls-mini" $MINI_HOST
+  make_cert "$WORK/tls-tv" $CC_HOST
+  spawn tls-mini ${NSP}-speaker "$PY" "$TOOLS/tls_listener.py" --ip $MINI4 --port 8009 \
+    --cert "$WORK/tls-mini/cert.pem" --key "$WORK/tls-mini/key.pem"
+  spawn tls-group ${NSP}-speaker "$PY" "$TOOLS/tls_listener.py" --ip $MINI4 --port 42238 \
+    --cert "$WORK/tls-mini/cert.pem" --key "$WORK/tls-mini/key.pem"
+  spawn tls-tv ${NSP}-dev1 "$PY" "$TOOLS/tls_listener.py" --ip $CC6 --port 8009 \
+    --cert "$WORK/tls-tv/cert.pem" --key "$WORK/tls-tv/key.pem"
+  wait_log tls-mini "ready" 10
+  wait_log tls-group "ready" 10
+  wait_log tls-tv "ready" 10
+  spawn speaker ${NSP}-speaker "$PY" "$TOOLS/cast_responder.py" --spec "$TOOLS/zc/home-mini-and-group.json" \
+    --ip $MINI4 --ip-version v4
+  start_avahi dev1 ${NSP}-dev1 $CC_HOST chromecast.service no yes
+  wait_log speaker "ready" 15
+  wait_log dev1 "successfully established" 15
+  sleep 5 # the devices' probing/announcing is over before the capture starts
+  start_capture ${NSP}-sender eth0 probe-group
+  ip netns exec ${NSP}-sender timeout 60 "$CASTSCOPE" probe -i eth0 --duration 4 --user root --format json \
+    >"$WORK/probe.json" 2>"$WORK/probe.log" || rc=$?
+  # what the probe found: answered, and all three devices reached at the advertised address and port
+  l=$("$PY" - "$WORK/probe.json" <<'PYEOF'
+import json, sys
+try:
+    doc = json.load(open(sys.argv[1]))
+    p = doc["probe"]
+except (OSError, ValueError, KeyError) as e:
+    sys.exit(f"no probe document: {e}")
+want = {"Kitchen Speaker": ("192.0.2.23", 8009), "Downstairs": ("192.0.2.23", 42238),
+        "Living Room TV": ("2001:db8::21", 8009)}
+errors = [] if p.get("answered") is True else ["answered is not true"]
+devs = {d.get("name"): d for d in p.get("devices", [])}
+if sorted(devs) != sorted(want):
+    errors.append(f"devices {sorted(map(str, devs))}, want {sorted(want)}")
+for name, (addr, port) in want.items():
+    c = (devs.get(name) or {}).get("connect") or {}
+    if (c.get("outcome"), c.get("address"), c.get("port")) != ("established", addr, port):
+        errors.append(f"{name}: connect {c.get('outcome')} to {c.get('address')} port {c.get('port')}, "
+                      f"want established to {addr} port {port}")
+q = p.get("queries", [])
+print(f"probe on {p.get('interface')} ({', '.join(p.get('addresses', []))}), {p.get('durationMs')} ms: "
+      f"{len(q)} queries ({sum(1 for x in q if x.get('unicastResponse'))} QU) over "
+      f"{'/'.join(sorted({str(x.get('family')) for x in q}))}, {p.get('mSearches')} M-SEARCHes, "
+      f"{p.get('ssdpAnswers')} SSDP answers; answered {p.get('answered')}, allReachable {p.get('allReachable')}")
+for d in p.get("devices", []):
+    c = d.get("connect") or {}
+    a = c.get("address", "?")
+    print(f"{d.get('name')} ({d.get('model')}, {d.get('instance')}): "
+          f"{'[' + a + ']' if ':' in a else a}:{c.get('port')} first answer {d.get('firstAnswerMs')} ms, "
+          f"{c.get('outcome')}: TCP {c.get('connectMs')} ms, {c.get('tlsVersion')} {c.get('tlsMs')} ms"
+          + (f", error {c['error']}" if c.get("error") else ""))
+for f in (doc.get("analysis") or {}).get("findings", []):
+    print(f"finding: {str(f.get('severity')).upper()} {f.get('code')}: {f.get('title')}")
+for e in errors:
+    print(f"ERROR: {e}")
+sys.exit(1 if errors else 0)
+PYEOF
+  ) || {
+    { "$PY" -m json.tool "$WORK/probe.json" 2>/dev/null || cat "$WORK/probe.json"; } | sed 's/^/    probe.json: /' >&2
+    printf '%s\n' "$l" >&2
+    show_log probe >&2
+    die "castscope probe (exit $rc): not every device answered and was reached as expected"
+  }
+  ((rc == 0)) || { show_log probe; die "castscope probe exited $rc"; }
+  sleep 1 # as in capture_connect: let tcpdump get the last block from the kernel
+  stop tls-mini INT
+  stop tls-group INT
+  stop tls-tv INT
+  stop_capture probe-group # (the responders are stopped after it, by teardown: no goodbyes in the file)
+  sed 's/^/    probe: /' <<<"$l"
+  show_log probe
+  show_log tls-mini
+  show_log tls-group
+  show_log tls-tv
+}
+
 main() {
   local want=() n
   for n in "$@"; do
@@ -1156,9 +1272,11 @@ main() {
     " ${want[*]} " == *" mdns-port-unreachable "* ]] && ! command -v nft >/dev/null 2>&1; then
     die "connect-timeout, connect-unreachable and mdns-port-unreachable need nft (Debian package nftables); install it or leave them out"
   fi
-  if [[ " ${want[*]} " == *" connect-established "* ]] && ! command -v openssl >/dev/null 2>&1; then
-    die "connect-established needs openssl (Debian package openssl); install it or leave that capture out"
+  if [[ " ${want[*]} " == *" connect-established "* || " ${want[*]} " == *" probe-group "* ]] &&
+    ! command -v openssl >/dev/null 2>&1; then
+    die "connect-established and probe-group need openssl (Debian package openssl); install it or leave them out"
   fi
+  if [[ " ${want[*]} " == *" probe-group "* ]]; then need_castscope; fi
   trap on_exit EXIT
   trap 'exit 130' INT TERM HUP
   WORK=$(mktemp -d /tmp/castscope-captures.XXXXXX)

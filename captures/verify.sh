@@ -9,8 +9,9 @@ set -euo pipefail
 cd "${CASTSCOPE_CAPTURE_DIR:-$(dirname "${BASH_SOURCE[0]}")}"
 
 FAIL=0
-# Cast's TCP port 8009 carries TLS; tshark's default for 8009 is AJP13
-DECODE=(-d tcp.port==8009,tls)
+# Cast's TCP port 8009 carries TLS; tshark's default for 8009 is AJP13. 42238 is the
+# Cast group's port in probe-group (TLS too; tshark has no default for it)
+DECODE=(-d tcp.port==8009,tls -d tcp.port==42238,tls)
 ok()   { printf '  ok    %s\n' "$*"; }
 bad()  { printf '  FAIL  %s\n' "$*"; FAIL=1; }
 # t FILE FILTER [FIELDS...] : tshark fields output (tab separated)
@@ -578,12 +579,69 @@ v_mdns-port-unreachable() {
   expect "every mDNS packet from the TV has IP TTL 255" $f 'ip.src==192.0.2.21 && mdns && !icmp && ip.ttl!=255' -eq 0
 }
 
+# --- castscope probe as the sender ---------------------------------------------
+
+SENDER_LL=fe80::ca:57ff:fe00:10   # the sender's link-local address (from its MAC 02:ca:57:00:00:10)
+GROUP=Google-Cast-Group-9D4B2E7F1A3C4E5D8B6F0A2C4E6D8F1B._googlecast._tcp.local
+# the media subtype every Cast sender asks for (docs/probe.md)
+MEDIA=_%9E5E7C8F47989526C9BCD95D24084F6F0B27C5ED._sub._googlecast._tcp.local
+MINI=Google-Home-Mini-c8e2f7a04b154d9e8a3617f05b2c9d4e._googlecast._tcp.local
+
+# probe_queries FILE FAMILY SRC GROUP : the probe's PTR queries from SRC to the mDNS GROUP, QU first, then QM
+probe_queries() {
+  local f=$1 fam=$2 src=$3 grp=$4 q first ttl=ip.ttl
+  [[ $fam == ipv6 ]] && ttl=ipv6.hlim
+  q="$fam.src==$src && $fam.dst==$grp && udp.srcport==5353 && dns.flags.response==0 && dns.qry.name==\"_googlecast._tcp.local\""
+  expect "QU PTR query for _googlecast._tcp.local and the media subtype from $src to $grp" $f "$q && dns.qry.qu==1 && dns.qry.name==\"$MEDIA\"" -ge 1
+  expect "QM queries from $src to $grp" $f "$q && !(dns.qry.qu==1)" -ge 1
+  first=$(t $f "$q" dns.qry.qu | head -1)
+  [[ $first =~ ^(1|True)(,(1|True))*$ ]] && ok "the first query from $src is QU in every question ($first)" || bad "first query from $src: QU bits '$first'"
+  expect "every query from $src has $ttl 255" $f "$q && $ttl!=255" -eq 0
+}
+
+# probe_conn FILE NAME FAMILY SRC DST PORT : one TCP connection SRC -> DST:PORT with a TLS
+# handshake, after DST's mDNS answer that advertised PORT
+probe_conn() {
+  local f=$1 name=$2 fam=$3 src=$4 dst=$5 port=$6 d a s syn
+  d=$dst
+  [[ $fam == ipv6 ]] && d="[$dst]"
+  syn="$fam.src==$src && $fam.dst==$dst && tcp.dstport==$port && tcp.flags.syn==1 && tcp.flags.ack==0"
+  expect "$name: one SYN from $src to $d:$port" $f "$syn" -eq 1
+  a=$(t $f "$fam.src==$dst && dns.flags.response==1 && dns.srv.port==$port" frame.time_relative | head -1)
+  s=$(t $f "$syn" frame.time_relative | head -1)
+  [[ -n $a && -n $s ]] && holds 's > a' a="$a" s="$s" &&
+    ok "$name: SYN at t=$s, after the answer with SRV port $port at t=$a" || bad "$name: answer at t=$a, SYN at t=$s"
+  expect "$name: one SYN-ACK from $d:$port" $f "$fam.src==$dst && $fam.dst==$src && tcp.srcport==$port && tcp.flags.syn==1 && tcp.flags.ack==1" -eq 1
+  expect "$name: TLS Client Hello from $src" $f "$fam.src==$src && $fam.dst==$dst && tcp.dstport==$port && tls.handshake.type==1" -eq 1
+  expect "$name: TLS Server Hello from $d:$port" $f "$fam.src==$dst && $fam.dst==$src && tcp.srcport==$port && tls.handshake.type==2" -eq 1
+}
+
+v_probe-group() {
+  local f=probe-group.pcap sport
+  encap $f Ethernet
+  probe_queries $f ip 192.0.2.10 224.0.0.251
+  probe_queries $f ipv6 $SENDER_LL ff02::fb
+  expect "no mDNS from the sender's global address 2001:db8::10" $f 'ipv6.src==2001:db8::10 && udp.port==5353' -eq 0
+  expect "3 DIAL M-SEARCH from 192.0.2.10" $f 'ip.src==192.0.2.10 && ssdp && http.request.method=="M-SEARCH" && ssdp contains "ST: urn:dial-multiscreen-org:service:dial:1"' -eq 3
+  sport=$(t $f 'http.request.method=="M-SEARCH"' udp.srcport | sort -u)
+  [[ $(wc -w <<<"$sport") == 1 && $sport != 1900 ]] && ok "M-SEARCH from one ephemeral port $sport" || bad "M-SEARCH ports: $sport"
+  expect "the speaker answers (192.0.2.23): Kitchen Speaker, SRV 8009, A 192.0.2.23" $f "ip.src==192.0.2.23 && dns.flags.response==1 && dns.ptr.domain_name==\"$MINI\" && dns.srv.port==8009 && dns.a==192.0.2.23 && dns.txt contains \"fn=Kitchen Speaker\"" -ge 1
+  expect "... and the group Downstairs on the same host, SRV 42238" $f "ip.src==192.0.2.23 && dns.flags.response==1 && dns.ptr.domain_name==\"$GROUP\" && dns.srv.port==42238 && dns.txt contains \"fn=Downstairs\"" -ge 1
+  expect "the TV answers over IPv6 (2001:db8::21): SRV 8009, AAAA 2001:db8::21" $f "ipv6.src==2001:db8::21 && dns.flags.response==1 && dns.ptr.domain_name==\"$CC\" && dns.srv.port==8009 && dns.aaaa==2001:db8::21 && dns.txt contains \"fn=Living Room TV\"" -ge 1
+  expect "the TV has no IPv4: no IPv4 or ARP from its MAC, no A record" $f 'eth.src==02:ca:57:00:00:21 && (ip || arp) || (ipv6.src==2001:db8::21 && dns.a)' -eq 0
+  probe_conn $f "Kitchen Speaker" ip 192.0.2.10 192.0.2.23 8009
+  probe_conn $f "Downstairs (group)" ip 192.0.2.10 192.0.2.23 42238
+  probe_conn $f "Living Room TV" ipv6 2001:db8::10 2001:db8::21 8009
+  expect "no other TCP" $f 'tcp && !((ip.addr==192.0.2.10 && ip.addr==192.0.2.23 && (tcp.port==8009 || tcp.port==42238)) || (ipv6.addr==2001:db8::10 && ipv6.addr==2001:db8::21 && tcp.port==8009))' -eq 0
+  expect "no RST, no ICMP errors" $f 'tcp.flags.reset==1 || icmp.type==3 || icmpv6.type==1' -eq 0
+}
+
 ALL=(healthy-ipv4 multi-device goodbye any-sll2 ipv6 fragmented legacy-unicast dial-ssdp dial-other-device dial-unanswered client-isolation own-queries-dropped reflector
      no-cast-queries no-mdns app-id-unanswered incomplete-resolution txt-missing-fn device-expired slow-response
      duplicate-name address-changed query-storm repeater advertised-address relayed-queries vlan-separated multicast-decayed
      cached-address local-name-dns wrong-interface
      connect-established connect-refused connect-timeout connect-unreachable connect-wrong-address
-     mdns-port-unreachable)
+     mdns-port-unreachable probe-group)
 want=("$@")
 ((${#want[@]})) || want=("${ALL[@]}")
 for c in "${want[@]}"; do

@@ -180,7 +180,7 @@ extension AnalysisReport {
         }
         self.summaries = summaries
         self.connections = Self.connectionRows(
-            timelines, devices: devices, latency: latency, primary: grouping.primary,
+            timelines, devices: devices, clients: self.clients, latency: latency, primary: grouping.primary,
             captureEnds: captures.map(\.end), merged: merged)
         self.connectionPhaseSeen = timelines.contains(where: \.sawConnectionPhase)
         self.connectionsDropped = timelines.reduce(0) { $0 + $1.connectionsDropped }

@@ -58,8 +58,8 @@ extension AnalysisReport {
     /// port; then, when the captures hold the connection phase at all, a `notAttempted` row
     /// for each device a client resolved and never connected to.
     static func connectionRows(
-        _ timelines: [TimelineResult], devices: [Device], latency: [LatencyRow], primary: [IPAddress: IPAddress],
-        captureEnds: [Timestamp?], merged: Bool
+        _ timelines: [TimelineResult], devices: [Device], clients: [Client], latency: [LatencyRow],
+        primary: [IPAddress: IPAddress], captureEnds: [Timestamp?], merged: Bool
     ) -> [Connection] {
         var deviceAt: [IPAddress: [Int]] = [:]
         for (i, d) in devices.enumerated() {
@@ -76,14 +76,16 @@ extension AnalysisReport {
         var order: [RowKey] = []
         for (t, timeline) in timelines.enumerated() {
             for a in timeline.connections {
+                // The device whose SRV names this port (a speaker and the group it leads share an
+                // address); else, on a Cast port, the first device at the address.
+                let candidates = deviceAt[a.server] ?? []
                 guard
-                    let i = deviceAt[a.server]?.first(where: {
-                        devices[$0].port == Int(a.serverPort) || DiscoveryTracker.castPorts.contains(a.serverPort)
-                    })
+                    let i = candidates.first(where: { devices[$0].port == Int(a.serverPort) })
+                        ?? (DiscoveryTracker.castPorts.contains(a.serverPort) ? candidates.first : nil)
                 else { continue }
                 let key = RowKey(
-                    client: primary[a.client] ?? a.client, deviceID: devices[i].id, address: a.server,
-                    port: a.serverPort, timeline: t)
+                    client: primary[a.client] ?? hostOfMAC(a, clients) ?? a.client, deviceID: devices[i].id,
+                    address: a.server, port: a.serverPort, timeline: t)
                 if groups[key] == nil { order.append(key) }
                 groups[key, default: []].append(a)
             }
@@ -149,5 +151,21 @@ extension AnalysisReport {
                     outcome: .notAttempted, attempts: 0, syns: 0))
         }
         return rows
+    }
+}
+
+extension AnalysisReport {
+    /// The host a connection from an address that never queried belongs to: the client host
+    /// whose addresses share the SYN's MAC, when the connection's address is of a kind the host
+    /// has none of (its global IPv6 address beside the link-local one it queried from). A MAC
+    /// behind which several hosts' addresses of one kind appear (a router) joins nothing, as in
+    /// ``HostGrouping``.
+    static func hostOfMAC(_ a: ConnectionAttempt, _ clients: [Client]) -> IPAddress? {
+        guard let mac = a.clientMAC, !mac.isMulticast else { return nil }
+        let hosts = clients.filter { $0.mac == mac }
+        guard hosts.count == 1, let host = hosts.first else { return nil }
+        let addresses = host.addresses.isEmpty ? [host.address] : host.addresses
+        guard HostGrouping.oneHost(addresses + [a.client]) else { return nil }
+        return host.address
     }
 }

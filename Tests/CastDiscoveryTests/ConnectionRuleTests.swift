@@ -291,4 +291,27 @@ struct DIALDescriptionTests {
         #expect(d.dial?.deviceDescription?.response?.frame.frame == 513)
         #expect(r.connections.map(\.outcome) == [.established])
     }
+
+    /// captures/probe-group.pcap: `castscope probe` connects to a speaker (8009) and the group it
+    /// leads (42238) at one address, and to an IPv6-only TV from the sender's global IPv6
+    /// address, which never sent a query (its queries came from 192.0.2.10 and its link-local
+    /// address).
+    @Test("probe-group.pcap: each connection goes to the device whose SRV names its port, under the host")
+    func sharedAddressAndGlobalIPv6() throws {
+        let r = try S.report("probe-group.pcap")
+        let name = Dictionary(r.devices.map { ($0.id, $0.friendlyName ?? "") }, uniquingKeysWith: { a, _ in a })
+        let rows = r.connections.map { "\(name[$0.deviceID] ?? "?") \($0.endpoint) \($0.client) \($0.outcome)" }
+        #expect(
+            Set(rows) == [
+                "Kitchen Speaker 192.0.2.23:8009 192.0.2.10 established",
+                "Downstairs 192.0.2.23:42238 192.0.2.10 established",
+                "Living Room TV [2001:db8::21]:8009 192.0.2.10 established",
+            ])
+        // Nobody is said to have found a device and not connected to it.
+        #expect(!r.findings.contains { $0.code == .notConnected })
+        #expect(S.codes(r, [.error]) == [])
+        // The TV's row knows when the host resolved it (joined by MAC, it has the host's latency row).
+        let tv = try #require(r.connections.first { $0.address.description == "2001:db8::21" })
+        #expect(tv.fromDiscoveryMs != nil)
+    }
 }

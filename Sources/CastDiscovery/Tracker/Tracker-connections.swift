@@ -13,6 +13,9 @@ public struct ConnectionAttempt: Hashable, Sendable {
     public var clientPort: UInt16
     public var server: IPAddress
     public var serverPort: UInt16
+    /// The MAC the first SYN came from, when the link layer has one: joins a connection from
+    /// an address the host never queried from (its global IPv6 address) to the host.
+    public var clientMAC: MACAddress?
     /// SYNs sent (the first and its retransmissions).
     public var syns = 1
     /// The frames of the first ``DiscoveryTracker/maximumSYNFrames`` SYNs.
@@ -163,8 +166,8 @@ extension DiscoveryTracker {
             connections.append(
                 ConnectionAttempt(
                     client: packet.source, clientPort: packet.sourcePort, server: packet.destination,
-                    serverPort: packet.destinationPort, synFrames: [frame], firstSYN: packet.timestamp,
-                    lastSYN: packet.timestamp))
+                    serverPort: packet.destinationPort, clientMAC: packet.sourceMAC, synFrames: [frame],
+                    firstSYN: packet.timestamp, lastSYN: packet.timestamp))
             return
         }
         // Everything else belongs to an attempt already seen, in one direction or the other.
