@@ -186,7 +186,11 @@ extension ProbeSession {
             for c in open { fds.append(pollfd(fd: c.descriptor, events: c.events, revents: 0)) }
             var wake = now.adding(nanoseconds: 100_000_000)
             if now < end {
-                for t in [querier.nextQueryAt, querier.nextFollowUpAt(), nextSearch, end].compactMap({ $0 })
+                // A device waiting for its IPv4 address is connected to when the wait ends.
+                let graceEnds = resolvedSince.filter { connections[$0.key] == nil }.map {
+                    $0.value.adding(nanoseconds: Self.addressGraceNanoseconds)
+                }
+                for t in [querier.nextQueryAt, querier.nextFollowUpAt(), nextSearch, end].compactMap({ $0 }) + graceEnds
                 where t < wake {
                     wake = t
                 }

@@ -122,6 +122,7 @@ public enum ProbeReport {
             + Wording.duration(milliseconds: s.durationSeconds * 1000) + ": "
             + "\(Wording.count(perFamily, "query", "queries")) over "
             + s.families.map { $0 == "ipv4" ? "IPv4" : "IPv6" }.joined(separator: " and ")
+            + (s.families.count > 1 ? " each" : "")
         let followUps = s.queries.count - scheduled.count
         if followUps > 0 { line += " and \(Wording.count(followUps, "follow-up question packet"))" }
         line += ", \(Wording.count(s.mSearches, "DIAL M-SEARCH", "DIAL M-SEARCHes")); "
