@@ -35,26 +35,20 @@
 set -u
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
-ROOT=$PWD
-BIN=${CASTSCOPE:-.build/release/castscope}
-[[ $BIN == /* ]] || BIN=$ROOT/$BIN
-TOOLS=$ROOT/captures/tools
-HERE=$ROOT/Tests/live
-PY=${PYTHON:-python3}
+HARNESS=live
+NS_PREFIX=csl
 LIMIT=${LIVE_TEST_LIMIT:-170}
-
-PASSED=0
-FAILED=0
-ok() { PASSED=$((PASSED + 1)); echo "ok $*"; }
-fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
-note() { echo "# $*"; }
+# the namespaces, processes, cleanup and traps (ok/fail/note, abort, spawn, ...; sets BIN, TOOLS, PY)
+# shellcheck source=Tests/lib/netns.sh
+source Tests/lib/netns.sh || exit 2
+HERE=$ROOT/Tests/live
 
 # --- fixed identities (documentation addresses only) -------------------------
 RUN=$$
-NS_BR=csl-$RUN-br
-NS_SND=csl-$RUN-sender
-NS_TV=csl-$RUN-tv
-NS_SPK=csl-$RUN-speaker
+NS_BR=$NS_PREFIX-$RUN-br
+NS_SND=$NS_PREFIX-$RUN-sender
+NS_TV=$NS_PREFIX-$RUN-tv
+NS_SPK=$NS_PREFIX-$RUN-speaker
 SENDER4=192.0.2.10
 TV4=192.0.2.21
 SPK4=192.0.2.23
@@ -63,137 +57,11 @@ NOBODY_UID=$(id -u nobody 2>/dev/null || echo 65534)
 NOBODY_GID=$(id -g nobody 2>/dev/null || echo 65534)
 DEVICES=("Living Room TV|$TV4|8009" "Kitchen Speaker|$SPK4|8009" "Downstairs|$SPK4|42238")
 
-# --- bookkeeping and cleanup ---------------------------------------------------
-declare -a NSES=()  # namespaces created by this run
-declare -A PID=()   # name -> pid of background processes started by this run
-T=""
-WATCHDOG=""
-
-teardown() {
-  local n p ns
-  for n in "${!PID[@]}"; do kill -TERM "${PID[$n]}" 2>/dev/null || true; done
-  ((${#PID[@]})) && sleep 0.3
-  for n in "${!PID[@]}"; do kill -KILL "${PID[$n]}" 2>/dev/null || true; done
-  # Anything still running inside our own namespaces was started by us.
-  for ns in "${NSES[@]}"; do
-    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
-  done
-  for n in "${!PID[@]}"; do wait "${PID[$n]}" 2>/dev/null || true; done
-  for ns in "${NSES[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
-}
-
-on_exit() {
-  local rc=$? n left=() alive=()
-  trap - EXIT INT TERM HUP
-  if [[ -n $WATCHDOG ]]; then
-    kill -TERM -- "-$WATCHDOG" 2>/dev/null || kill -TERM "$WATCHDOG" 2>/dev/null || true
-    wait "$WATCHDOG" 2>/dev/null || true
-  fi
-  local pids=("${PID[@]}")
-  teardown
-  if ((${#NSES[@]})); then
-    for n in "${NSES[@]}"; do ip netns list | grep -qx "$n\( .*\)\?" && left+=("$n"); done
-    for n in "${pids[@]}"; do kill -0 "$n" 2>/dev/null && alive+=("$n"); done
-    if ((${#left[@]} == 0 && ${#alive[@]} == 0)); then
-      ok "cleanup: ${#NSES[@]} namespaces deleted, ${#pids[@]} started processes ended"
-    else
-      fail "cleanup: namespaces left: ${left[*]:-none}; processes alive: ${alive[*]:-none}"
-    fi
-  fi
-  if [[ -n $T && -d $T ]]; then
-    if ((FAILED)); then
-      for n in "$T"/*.log "$T"/*.err; do
-        [[ -s $n ]] && { note "--- ${n##*/} (last lines)"; tail -n 8 "$n" | sed 's/^/#   /'; }
-      done
-    fi
-    if [[ ${KEEP:-0} == 1 ]]; then note "files kept in $T"; else rm -rf "$T"; fi
-  fi
-  echo "live: $PASSED passed, $FAILED failed"
-  ((FAILED)) && exit 1
-  ((rc)) && exit "$rc"
-  exit 0
-}
-
-# Stops the run: counts as a failure, the EXIT trap cleans up.
-abort() { fail "$*"; exit 1; }
-
-trap on_exit EXIT
-trap 'abort "interrupted by a signal (or the ${LIMIT}s watchdog)"' INT TERM HUP
-
-# --- requirements -------------------------------------------------------------
-[[ $EUID -eq 0 ]] || abort "must be run as root (it creates network namespaces)"
-[[ -x $BIN ]] || abort "castscope binary not found at $BIN (build with: swift build -c release)"
-for c in ip unshare mount avahi-daemon "$PY" capinfos tshark timeout setsid; do
-  command -v "$c" >/dev/null 2>&1 || abort "missing requirement: $c"
-done
-"$PY" -c 'import zeroconf' 2>/dev/null || abort "python module zeroconf missing for $PY (pip install zeroconf, or PYTHON=...)"
-if ! "$BIN" help live >/dev/null 2>&1; then
-  abort "castscope has no live command ($BIN help live fails)"
-fi
-
-T=$(mktemp -d /tmp/castscope-live.XXXXXX) || abort "mktemp"
-chmod 0755 "$T"
-# The "not root" cases run castscope as nobody. A clone in a directory only root may enter
-# (root's home, /root, is 0700) cannot be executed by nobody, so those cases run a copy from
-# $T, which everyone may enter.
-mkdir "$T/bin" && cp "$BIN" "$T/bin/castscope" && chmod 0755 "$T/bin" "$T/bin/castscope" ||
-  abort "cannot copy $BIN to $T/bin"
-NOBODY_BIN=$T/bin/castscope
-# Watchdog: its own process group, so that teardown ends it and its sleep together.
-setsid sh -c "sleep $LIMIT; kill -TERM $$" </dev/null >/dev/null 2>&1 &
-WATCHDOG=$!
-
-# Namespaces left over by an earlier run that was killed with SIGKILL: csl-<pid>-*
-# whose run is gone.  Those of a run still going on are left alone.
-for ns in $(ip netns list | awk '/^csl-[0-9]+-/{print $1}'); do
-  owner=${ns#csl-}
-  owner=${owner%%-*}
-  if ! kill -0 "$owner" 2>/dev/null; then
-    note "removing stale namespace $ns (its run $owner is gone)"
-    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
-    ip netns del "$ns" 2>/dev/null || true
-  fi
-done
-
-# --- network helpers (as in captures/generate.sh) ------------------------------
-psys() { ip netns exec "$1" sh -c "echo $3 > /proc/sys/${2//.//}"; }
-
-mkns() {
-  ip netns add "$1" || abort "ip netns add $1"
-  NSES+=("$1")
-  ip -n "$1" link set lo up
-  psys "$1" net.ipv6.conf.all.accept_dad 0
-  psys "$1" net.ipv6.conf.default.accept_dad 0
-  psys "$1" net.ipv6.conf.all.router_solicitations 0
-  psys "$1" net.ipv6.conf.default.router_solicitations 0
-}
-
-mkbridge() {
-  mkns "$NS_BR"
-  # the switch itself sends nothing (no IPv6 link-local, MLD, RS)
-  psys "$NS_BR" net.ipv6.conf.all.disable_ipv6 1
-  psys "$NS_BR" net.ipv6.conf.default.disable_ipv6 1
-  ip -n "$NS_BR" link add br0 type bridge mcast_snooping 0 stp_state 0 || abort "bridge"
-  ip -n "$NS_BR" link set br0 up
-}
-
-add_host() { # NS PORTNAME MAC IPV4/LEN : a host with eth0, whose veth peer is a port of br0
-  local ns=$1 port=$2 mac=$3 ip4=$4
-  mkns "$ns"
-  ip -n "$ns" link add eth0 address "$mac" type veth peer name "$port" netns "$NS_BR" || abort "veth $ns"
-  ip -n "$NS_BR" link set "$port" master br0 up
-  ip -n "$ns" addr add "$ip4" dev eth0
-  ip -n "$ns" link set eth0 up
-}
+# --- requirements and start ----------------------------------------------------
+require ip unshare mount avahi-daemon "$PY" capinfos tshark timeout setsid
+start_run
 
 # --- process helpers -------------------------------------------------------------
-spawn() { # NAME NS CMD... : CMD in NS in the background, output to $T/NAME.log
-  local name=$1 ns=$2
-  shift 2
-  ip netns exec "$ns" "$@" </dev/null >"$T/$name.log" 2>&1 &
-  PID[$name]=$!
-}
-
 spawn_live() { # NAME ARGS... : castscope live in the sender's namespace; stdout NAME.out, stderr NAME.err
   local name=$1
   shift
@@ -201,58 +69,10 @@ spawn_live() { # NAME ARGS... : castscope live in the sender's namespace; stdout
   PID[$name]=$!
 }
 
-wait_log() { # NAME PATTERN TIMEOUT_S [FILE] : 0 when PATTERN shows up in the log
-  local name=$1 pat=$2 t=$3 file=${4:-$T/$1.log} i
-  for ((i = 0; i < t * 10; i++)); do
-    grep -q -- "$pat" "$file" 2>/dev/null && return 0
-    kill -0 "${PID[$name]}" 2>/dev/null || { grep -q -- "$pat" "$file" 2>/dev/null; return; }
-    sleep 0.1
-  done
-  return 1
-}
-
-finish() { # NAME TIMEOUT_S : waits for the process to end by itself; sets RC (124 if killed)
-  local name=$1 t=$2 i
-  RC=124
-  for ((i = 0; i < t * 10; i++)); do
-    kill -0 "${PID[$name]}" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "${PID[$name]}" 2>/dev/null; then
-    kill -KILL "${PID[$name]}" 2>/dev/null
-    wait "${PID[$name]}" 2>/dev/null
-    RC=124
-  else
-    wait "${PID[$name]}"
-    RC=$?
-  fi
-  unset "PID[$name]"
-}
-
-stop() { # NAME SIGNAL TIMEOUT_S : signal the process, wait for it; sets RC (124 if it had to be killed)
-  local name=$1 sig=$2 t=$3
-  kill -s "$sig" "${PID[$name]}" 2>/dev/null
-  finish "$name" "$t"
-}
-
-# The pid of castscope itself: `ip netns exec` execs it, so normally the pid of the job.
-live_pid() {
-  local p=${PID[$1]} c
-  [[ $(cat "/proc/$p/comm" 2>/dev/null) == castscope ]] && { echo "$p"; return; }
-  for c in $(cat "/proc/$p/task/$p/children" 2>/dev/null); do
-    [[ $(cat "/proc/$c/comm" 2>/dev/null) == castscope ]] && { echo "$c"; return; }
-  done
-  echo "$p"
-}
-
-ids() { # PID FIELD : the Uid:/Gid:/Groups: values of /proc/PID/status
-  awk -v f="$2:" '$1 == f { $1 = ""; sub(/^ +/, ""); print }' "/proc/$1/status" 2>/dev/null
-}
-
 # check_ids NAME UID GID WAIT_S : the four uids and gids of the live process become UID/GID
 check_ids() {
   local name=$1 uid=$2 gid=$3 t=$4 pid u g gr cap i
-  pid=$(live_pid "$name")
+  pid=$(castscope_pid "$name")
   for ((i = 0; i < t * 10; i++)); do
     u=$(ids "$pid" Uid)
     [[ $u == "$uid $uid $uid $uid" ]] && break
@@ -303,64 +123,16 @@ check_pcap() {
   fi
 }
 
-# run_py_checks CMD... : counts the ok/FAIL lines that a checker prints
-run_py_checks() {
-  local line seen=0
-  while IFS= read -r line; do
-    case $line in
-      "ok "*) ok "${line#ok }"; seen=1 ;;
-      "FAIL "*) fail "${line#FAIL }"; seen=1 ;;
-      *) echo "$line" ;;
-    esac
-  done < <("$@" 2>&1)
-  ((seen)) || fail "checker printed no result: $*"
-}
-
 # ================================================================ the LAN
 mkbridge
 add_host "$NS_SND" v-sender 02:ca:57:01:00:10 "$SENDER4/24"
 add_host "$NS_TV" v-tv 02:ca:57:01:00:21 "$TV4/24"
 add_host "$NS_SPK" v-speaker 02:ca:57:01:00:23 "$SPK4/24"
 
-# avahi-daemon in the tv namespace: own config, own services dir (bind-mounted over
-# /etc/avahi/services) and a private tmpfs for /run/avahi-daemon, in its own mount namespace.
+# avahi-daemon in the tv namespace, publishing captures/tools/avahi/chromecast.service (IPv4 only).
 mkdir -p "$T/avahi/services"
 cp "$TOOLS/avahi/chromecast.service" "$T/avahi/services/"
-cat >"$T/avahi/avahi-daemon.conf" <<EOF
-[server]
-host-name=$TV_HOST
-domain-name=local
-use-ipv4=yes
-use-ipv6=no
-allow-interfaces=eth0
-enable-dbus=no
-ratelimit-interval-usec=1000000
-ratelimit-burst=1000
-
-[wide-area]
-enable-wide-area=no
-
-[publish]
-publish-addresses=yes
-publish-hinfo=no
-publish-workstation=no
-publish-domain=no
-publish-aaaa-on-ipv4=no
-publish-a-on-ipv6=no
-
-[reflector]
-enable-reflector=no
-
-[rlimits]
-EOF
-# shellcheck disable=SC2016
-spawn tv "$NS_TV" unshare -m sh -c '
-  mount --make-rprivate / &&
-  mkdir -p /run/avahi-daemon &&
-  mount -t tmpfs -o mode=0755 tmpfs /run/avahi-daemon &&
-  mount --bind "$1" /etc/avahi/services &&
-  exec avahi-daemon --no-chroot --no-drop-root --no-rlimits -f "$2"' \
-  sh "$T/avahi/services" "$T/avahi/avahi-daemon.conf"
+start_avahi tv "$NS_TV" yes no
 spawn speaker "$NS_SPK" "$PY" "$TOOLS/cast_responder.py" --spec "$TOOLS/zc/home-mini-and-group.json" \
   --ip "$SPK4" --ip-version v4
 READY_AT=$((SECONDS + 4)) # the devices' own announcements are over by then (see generate.sh)

@@ -34,14 +34,17 @@ Prints one `ok ...` / `FAIL ...` line per check (run.sh counts them), `# ...` no
 exits 0 even when checks fail, 2 on bad usage.
 """
 import argparse
-import datetime
 import ipaddress
 import json
+import os
 import re
 import shutil
 import struct
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from checks import say, seconds  # noqa: E402  (Tests/lib/checks.py)
 
 # =====================================================================================
 # The shape of `castscope probe --format json`, in ONE place.  If the implementation
@@ -95,11 +98,6 @@ def dget(d, k): return get(d, DEVICE_KEYS, k)
 def cget(c, k): return get(c, CONNECT_KEYS, k)
 
 
-def say(good, text, detail=""):
-    print(("ok " if good else "FAIL ") + text + ("" if good or not detail else f" ({detail})"), flush=True)
-    return good
-
-
 def note(text):
     print(f"# {text}", flush=True)
 
@@ -113,23 +111,6 @@ def short(x, n=300):
 
 def is_num(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
-def seconds(t):
-    """RFC 3339 string -> Unix seconds (float)."""
-    s = t.strip()
-    tz = datetime.timezone.utc
-    if s.endswith("Z"):
-        s = s[:-1]
-    elif len(s) > 6 and s[-6] in "+-" and s[-3] == ":":
-        sign = 1 if s[-6] == "+" else -1
-        tz = datetime.timezone(sign * datetime.timedelta(hours=int(s[-5:-3]), minutes=int(s[-2:])))
-        s = s[:-6]
-    frac = 0.0
-    if "." in s:
-        s, f = s.split(".", 1)
-        frac = float("0." + f)
-    return datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S").replace(tzinfo=tz).timestamp() + frac
 
 
 def norm_addr(a):

@@ -51,27 +51,21 @@
 set -u
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
-ROOT=$PWD
-BIN=${CASTSCOPE:-.build/release/castscope}
-[[ $BIN == /* ]] || BIN=$ROOT/$BIN
-TOOLS=$ROOT/captures/tools
-HERE=$ROOT/Tests/probe
-PY=${PYTHON:-python3}
+HARNESS=probe
+NS_PREFIX=csp
 LIMIT=${PROBE_TEST_LIMIT:-200}
-
-PASSED=0
-FAILED=0
-ok() { PASSED=$((PASSED + 1)); echo "ok $*"; }
-fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
-note() { echo "# $*"; }
+# the namespaces, processes, cleanup and traps (ok/fail/note, abort, spawn, ...; sets BIN, TOOLS, PY)
+# shellcheck source=Tests/lib/netns.sh
+source Tests/lib/netns.sh || exit 2
+HERE=$ROOT/Tests/probe
 
 # --- fixed identities (documentation addresses only) -------------------------
 RUN=$$
-NS_BR=csp-$RUN-br
-NS_SND=csp-$RUN-sender
-NS_TV=csp-$RUN-tv
-NS_SPK=csp-$RUN-speaker
-NS_SHD=csp-$RUN-shield
+NS_BR=$NS_PREFIX-$RUN-br
+NS_SND=$NS_PREFIX-$RUN-sender
+NS_TV=$NS_PREFIX-$RUN-tv
+NS_SPK=$NS_PREFIX-$RUN-speaker
+NS_SHD=$NS_PREFIX-$RUN-shield
 SENDER_MAC=02:ca:57:03:00:10
 SENDER4=192.0.2.10
 SENDER6=2001:db8::10
@@ -90,236 +84,24 @@ TV="Living Room TV|$TV4|8009|established|$TV_ID|Chromecast"
 SPK="Kitchen Speaker|$SPK4|8009|established|c8e2f7a04b154d9e8a3617f05b2c9d4e|Google Home Mini"
 GRP="Downstairs|$SPK4|42238|established|9d4b2e7f-1a3c-4e5d-8b6f-0a2c4e6d8f1b|Google Cast Group"
 
-# --- bookkeeping and cleanup ---------------------------------------------------
-declare -a NSES=()  # namespaces created by this run
-declare -A PID=()   # name -> pid of background processes started by this run
-T=""
-WATCHDOG=""
-
-# (teardown and on_exit run from the traps: shellcheck cannot see that)
-# shellcheck disable=SC2317
-teardown() {
-  local n p ns
-  for n in "${!PID[@]}"; do kill -TERM "${PID[$n]}" 2>/dev/null || true; done
-  ((${#PID[@]})) && sleep 0.3
-  for n in "${!PID[@]}"; do kill -KILL "${PID[$n]}" 2>/dev/null || true; done
-  # Anything still running inside our own namespaces was started by us.
-  for ns in "${NSES[@]}"; do
-    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
-  done
-  for n in "${!PID[@]}"; do wait "${PID[$n]}" 2>/dev/null || true; done
-  for ns in "${NSES[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
-}
-
-# shellcheck disable=SC2317
-on_exit() {
-  local rc=$? n left=() alive=()
-  trap - EXIT INT TERM HUP
-  if [[ -n $WATCHDOG ]]; then
-    kill -TERM -- "-$WATCHDOG" 2>/dev/null || kill -TERM "$WATCHDOG" 2>/dev/null || true
-    wait "$WATCHDOG" 2>/dev/null || true
-  fi
-  local pids=("${PID[@]}")
-  teardown
-  if ((${#NSES[@]})); then
-    for n in "${NSES[@]}"; do ip netns list | grep -qx "$n\( .*\)\?" && left+=("$n"); done
-    for n in "${pids[@]}"; do kill -0 "$n" 2>/dev/null && alive+=("$n"); done
-    if ((${#left[@]} == 0 && ${#alive[@]} == 0)); then
-      ok "cleanup: ${#NSES[@]} namespaces deleted, ${#pids[@]} started processes ended"
-    else
-      fail "cleanup: namespaces left: ${left[*]:-none}; processes alive: ${alive[*]:-none}"
-    fi
-  fi
-  if [[ -n $T && -d $T ]]; then
-    if ((FAILED)); then
-      for n in "$T"/*.log "$T"/*.err; do
-        [[ -s $n ]] && { note "--- ${n##*/} (last lines)"; tail -n 8 "$n" | sed 's/^/#   /'; }
-      done
-    fi
-    if [[ ${KEEP:-0} == 1 ]]; then note "files kept in $T"; else rm -rf "$T"; fi
-  fi
-  echo "probe: $PASSED passed, $FAILED failed"
-  ((FAILED)) && exit 1
-  ((rc)) && exit "$rc"
-  exit 0
-}
-
-# Stops the run: counts as a failure, the EXIT trap cleans up.
-abort() { fail "$*"; exit 1; }
-
-trap on_exit EXIT
-trap 'abort "interrupted by a signal (or the ${LIMIT}s watchdog)"' INT TERM HUP
-
-# --- requirements -------------------------------------------------------------
-[[ $EUID -eq 0 ]] || abort "must be run as root (it creates network namespaces)"
-[[ -x $BIN ]] || abort "castscope binary not found at $BIN (build with: swift build -c release)"
-for c in ip unshare mount avahi-daemon "$PY" tshark tcpdump timeout setsid setpriv openssl; do
-  command -v "$c" >/dev/null 2>&1 || abort "missing requirement: $c"
-done
-command -v nft >/dev/null 2>&1 || abort "missing requirement: nft (Debian package nftables: apt-get install nftables)"
-"$PY" -c 'import zeroconf' 2>/dev/null || abort "python module zeroconf missing for $PY (pip install zeroconf, or PYTHON=...)"
-if ! "$BIN" help probe >/dev/null 2>&1; then
-  abort "castscope has no probe command ($BIN help probe fails)"
-fi
-
-T=$(mktemp -d /tmp/castscope-probe.XXXXXX) || abort "mktemp"
-chmod 0755 "$T"
-# The "not root" cases run castscope as nobody. A clone in a directory only root may enter
-# (root's home, /root, is 0700) cannot be executed by nobody, so those cases run a copy from
-# $T, which everyone may enter.
-if ! { mkdir "$T/bin" && cp "$BIN" "$T/bin/castscope" && chmod 0755 "$T/bin" "$T/bin/castscope"; }; then
-  abort "cannot copy $BIN to $T/bin"
-fi
-NOBODY_BIN=$T/bin/castscope
+# --- requirements and start ----------------------------------------------------
+require ip unshare mount avahi-daemon "$PY" tshark tcpdump timeout setsid setpriv openssl \
+  "nft|Debian package nftables: apt-get install nftables"
+start_run
 # where nobody may write (so that --write as nobody fails for want of capture privilege, not of a directory)
 if ! { mkdir "$T/nobody" && chmod 1777 "$T/nobody"; }; then abort "mkdir $T/nobody"; fi
-# Watchdog: its own process group, so that teardown ends it and its sleep together.
-setsid sh -c "sleep $LIMIT; kill -TERM $$" </dev/null >/dev/null 2>&1 &
-WATCHDOG=$!
-
-# Namespaces left over by an earlier run that was killed with SIGKILL: csp-<pid>-*
-# whose run is gone.  Those of a run still going on are left alone.
-for ns in $(ip netns list | awk '/^csp-[0-9]+-/{print $1}'); do
-  owner=${ns#csp-}
-  owner=${owner%%-*}
-  if ! kill -0 "$owner" 2>/dev/null; then
-    note "removing stale namespace $ns (its run $owner is gone)"
-    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
-    ip netns del "$ns" 2>/dev/null || true
-  fi
-done
 
 # A throw-away self-signed certificate for the TLS listeners (as captures/generate.sh does).
 openssl req -x509 -newkey rsa:2048 -nodes -subj "/CN=$TV_HOST" -days 2 \
   -keyout "$T/key.pem" -out "$T/cert.pem" >"$T/openssl.out" 2>&1 ||
   abort "openssl req failed: $(tail -n 3 "$T/openssl.out" | tr '\n' '|')"
 
-# --- network helpers (as in Tests/live/run.sh and captures/generate.sh) ----------
-psys() { ip netns exec "$1" sh -c "echo $3 > /proc/sys/${2//.//}"; }
-
-mkns() {
-  ip netns add "$1" || abort "ip netns add $1"
-  NSES+=("$1")
-  ip -n "$1" link set lo up
-  psys "$1" net.ipv6.conf.all.accept_dad 0
-  psys "$1" net.ipv6.conf.default.accept_dad 0
-  psys "$1" net.ipv6.conf.all.router_solicitations 0
-  psys "$1" net.ipv6.conf.default.router_solicitations 0
-}
-
-mkbridge() {
-  mkns "$NS_BR"
-  # the switch itself sends nothing (no IPv6 link-local, MLD, RS)
-  psys "$NS_BR" net.ipv6.conf.all.disable_ipv6 1
-  psys "$NS_BR" net.ipv6.conf.default.disable_ipv6 1
-  ip -n "$NS_BR" link add br0 type bridge mcast_snooping 0 stp_state 0 || abort "bridge"
-  ip -n "$NS_BR" link set br0 up
-}
-
-add_host() { # NS PORTNAME MAC IPV4/LEN [IPV6/LEN] : a host with eth0, whose veth peer is a port of br0
-  local ns=$1 port=$2 mac=$3 ip4=$4 ip6=${5:-}
-  mkns "$ns"
-  ip -n "$ns" link add eth0 address "$mac" type veth peer name "$port" netns "$NS_BR" || abort "veth $ns"
-  ip -n "$NS_BR" link set "$port" master br0 up
-  ip -n "$ns" addr add "$ip4" dev eth0
-  [[ -n $ip6 ]] && ip -n "$ns" addr add "$ip6" dev eth0 nodad
-  ip -n "$ns" link set eth0 up
-}
-
+# --- network and process helpers -------------------------------------------------
 isolate() { # on|off : bridge port isolation of every host's port (isolated ports reach no other isolated port)
   local port
   for port in v-sender v-tv v-speaker; do
     ip -n "$NS_BR" link set "$port" type bridge_slave isolated "$1" || abort "bridge_slave isolated $1 on $port"
   done
-}
-
-# --- process helpers -------------------------------------------------------------
-spawn() { # NAME NS CMD... : CMD in NS in the background, output to $T/NAME.log
-  local name=$1 ns=$2
-  shift 2
-  ip netns exec "$ns" "$@" </dev/null >"$T/$name.log" 2>&1 &
-  PID[$name]=$!
-}
-
-wait_log() { # NAME PATTERN TIMEOUT_S [FILE] : 0 when PATTERN shows up in the log
-  local name=$1 pat=$2 t=$3 file=${4:-$T/$1.log} i
-  for ((i = 0; i < t * 10; i++)); do
-    grep -q -- "$pat" "$file" 2>/dev/null && return 0
-    kill -0 "${PID[$name]}" 2>/dev/null || { grep -q -- "$pat" "$file" 2>/dev/null; return; }
-    sleep 0.1
-  done
-  return 1
-}
-
-finish() { # NAME TIMEOUT_S : waits for the process to end by itself; sets RC (124 if killed)
-  local name=$1 t=$2 i
-  RC=124
-  for ((i = 0; i < t * 10; i++)); do
-    kill -0 "${PID[$name]}" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "${PID[$name]}" 2>/dev/null; then
-    kill -KILL "${PID[$name]}" 2>/dev/null
-    wait "${PID[$name]}" 2>/dev/null
-    RC=124
-  else
-    wait "${PID[$name]}"
-    RC=$?
-  fi
-  unset "PID[$name]"
-}
-
-stop() { # NAME : SIGTERM, wait for it to end
-  [[ -n ${PID[$1]:-} ]] || return 0
-  kill -TERM "${PID[$1]}" 2>/dev/null
-  finish "$1" 5
-}
-
-# start_avahi NAME NS yes|no(IPv4) yes|no(IPv6) [HOSTNAME] : one avahi-daemon in NS: own config,
-# own services dir (bind-mounted over /etc/avahi/services: $T/avahi/services, the TV's, unless
-# HOSTNAME is given: then an empty one) and a private tmpfs for /run/avahi-daemon, in its own
-# mount namespace.
-start_avahi() {
-  local name=$1 ns=$2 v4=$3 v6=$4 host=${5:-$TV_HOST} services=$T/avahi/services
-  if [[ -n ${5:-} ]]; then
-    services=$T/avahi/$name.services
-    mkdir -p "$services"
-  fi
-  cat >"$T/avahi/$name.conf" <<EOF
-[server]
-host-name=$host
-domain-name=local
-use-ipv4=$v4
-use-ipv6=$v6
-allow-interfaces=eth0
-enable-dbus=no
-ratelimit-interval-usec=1000000
-ratelimit-burst=1000
-
-[wide-area]
-enable-wide-area=no
-
-[publish]
-publish-addresses=yes
-publish-hinfo=no
-publish-workstation=no
-publish-domain=no
-publish-aaaa-on-ipv4=no
-publish-a-on-ipv6=no
-
-[reflector]
-enable-reflector=no
-
-[rlimits]
-EOF
-  # shellcheck disable=SC2016
-  spawn "$name" "$ns" unshare -m sh -c '
-    mount --make-rprivate / &&
-    mkdir -p /run/avahi-daemon &&
-    mount -t tmpfs -o mode=0755 tmpfs /run/avahi-daemon &&
-    mount --bind "$1" /etc/avahi/services &&
-    exec avahi-daemon --no-chroot --no-drop-root --no-rlimits -f "$2"' \
-    sh "$services" "$T/avahi/$name.conf"
 }
 
 tls() { # NAME NS IP PORT : tls_listener.py
@@ -361,18 +143,6 @@ expect_time() {
   fi
 }
 
-# run_py_checks CMD... : counts the ok/FAIL lines that a checker prints
-run_py_checks() {
-  local line seen=0
-  while IFS= read -r line; do
-    case $line in
-      "ok "*) ok "${line#ok }"; seen=1 ;;
-      "FAIL "*) fail "${line#FAIL }"; seen=1 ;;
-      *) echo "$line" ;;
-    esac
-  done < <("$@" 2>&1)
-  ((seen)) || fail "checker printed no result: $*"
-}
 cj() {
   run_py_checks "$PY" "$HERE/check_probe.py" json "$@"
   schema_check "$1" "$2"
@@ -404,21 +174,6 @@ PYEOF
   fi
 }
 cw() { run_py_checks "$PY" "$HERE/check_probe.py" wire "$@"; }
-
-# The pid of castscope itself: `ip netns exec` execs it, so normally the pid of the job.
-probe_pid() {
-  local p=${PID[$1]} c kids=()
-  [[ $(cat "/proc/$p/comm" 2>/dev/null) == castscope ]] && { echo "$p"; return; }
-  read -r -a kids 2>/dev/null <"/proc/$p/task/$p/children"
-  for c in "${kids[@]}"; do
-    [[ $(cat "/proc/$c/comm" 2>/dev/null) == castscope ]] && { echo "$c"; return; }
-  done
-  echo "$p"
-}
-
-ids() { # PID FIELD : the Uid:/Gid:/Groups:/CapEff: values of /proc/PID/status
-  awk -v f="$2:" '$1 == f { $1 = ""; sub(/^ +/, ""); print }' "/proc/$1/status" 2>/dev/null
-}
 
 # ================================================================ the LAN
 mkbridge
@@ -540,7 +295,7 @@ done
 # ================================================================ 9+11. privilege drop, text output
 ip netns exec "$NS_SND" "$BIN" probe -i eth0 --duration 3 </dev/null >"$T/text.out" 2>"$T/text.err" &
 PID[text]=$!
-pid=$(probe_pid text)
+pid=$(castscope_pid text)
 for ((i = 0; i < 25; i++)); do
   [[ $(ids "$pid" Uid) == "$NOBODY_UID $NOBODY_UID $NOBODY_UID $NOBODY_UID" ]] && break
   sleep 0.1
