@@ -41,10 +41,8 @@ struct LiveIngest {
     ) -> AnalysisReport {
         writer?.flush()
         let timeline = tracker.finish()
-        var stats = DecodeStatistics()
-        for d in decoders { stats += d.statistics }
         let info = CaptureInfo(
-            file: name, linkType: linkTypeName, packets: frames, statistics: stats, start: first, end: last)
+            file: name, linkType: linkTypeName, packets: frames, statistics: statistics, start: first, end: last)
         var report = AnalysisReport(captures: [info], timelines: [timeline], options: analysis, merged: false)
         report.findings = Diagnosis.diagnose(report, inputs: DiagnosisInputs(packetsDropped: dropped))
         return report

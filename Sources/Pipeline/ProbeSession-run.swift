@@ -110,11 +110,10 @@ extension ProbeSession {
                 if port == 5353 {
                     let message = d.bytes.withUnsafeBytes { DNSMessage.decodePartial(ByteCursor($0)).message }
                     if let message, message.isResponse {
-                        let before = Set(querier.instances.map { CastQuerier.key($0.name) })
+                        // Instances are only ever appended: the new ones are those past the old count.
+                        let known = querier.instances.count
                         querier.ingest(message, at: d.time)
-                        for i in querier.instances where !before.contains(CastQuerier.key(i.name)) {
-                            firstAnswer[CastQuerier.key(i.name)] = d.time
-                        }
+                        for i in querier.instances[known...] { firstAnswer[CastQuerier.key(i.name)] = d.time }
                     }
                 } else if d.bytes.starts(with: Array("HTTP/1.1 200".utf8))
                     || d.bytes.starts(with: Array("HTTP/1.0 200".utf8))
