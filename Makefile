@@ -8,8 +8,8 @@ DEMO_CAPTURE := captures/multi-device.pcap
 # (setpriv, runuser), bsdutils (script: a terminal for the progress-line test) for the live-capture tests in network namespaces, time (/usr/bin/time: the hostile corpus bounds); python-zeroconf from
 # PyPI for the live tests' responders and sender.
 # zlib1g-dev, libzstd-dev and liblz4-dev: the decompressors of .gz, .zst and .lz4 captures;
-# libssl-dev: the TLS handshake of `castscope probe`.
-BUILD_PACKAGES := libpcap-dev zlib1g-dev libzstd-dev liblz4-dev libssl-dev
+# libssl-dev: the TLS handshake of `castscope probe`; libzip-dev: reading an .ipa (`check-app`).
+BUILD_PACKAGES := libpcap-dev zlib1g-dev libzstd-dev liblz4-dev libssl-dev libzip-dev
 # zsh and fish check that their completion scripts parse, man-db and groff-base render the man
 # page (Tests/cli/completion.sh); zstd and lz4 (and gzip, always there) compress captures for
 # the decompression tests and the capture variants of Tests/differential/variants.py; nftables
@@ -59,6 +59,7 @@ cli: build
 	Tests/cli/run.sh
 	Tests/cli/compressed.sh
 	Tests/cli/plist-extract.sh
+	Tests/checkapp/run.sh
 	Tests/cli/completion.sh
 	Tests/cli/install.sh
 
@@ -106,6 +107,7 @@ test: test-deps build lint
 	Tests/cli/run.sh
 	Tests/cli/compressed.sh
 	Tests/cli/plist-extract.sh
+	Tests/checkapp/run.sh
 	Tests/cli/completion.sh
 	Tests/cli/install.sh
 	Tests/html/check.sh
@@ -127,7 +129,7 @@ clean:
 
 # The binary users install is the release build (`make build`, the one benchmarked and tested):
 # the Swift runtime is linked in, so it runs without the toolchain and `ldd` shows only libc,
-# libstdc++, libm, libgcc_s, libpcap, libz, libzstd, liblz4, libssl and libcrypto.
+# libstdc++, libm, libgcc_s, libpcap, libz, libzstd, liblz4, libzip, libssl and libcrypto.
 PREFIX ?= /usr/local
 DESTDIR ?=
 STATIC_BIN := $(BIN)

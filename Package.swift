@@ -18,14 +18,17 @@ let package = Package(
         .systemLibrary(name: "CLZ4", providers: [.apt(["liblz4-dev"]), .brew(["lz4"])]),
         // OpenSSL (libssl-dev): the TLS handshake of `castscope probe`'s connection to a device.
         .systemLibrary(name: "CLibssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        // libzip (libzip-dev): reading an app's .ipa for `castscope check-app`; nothing is extracted.
+        .systemLibrary(name: "CLibzip", providers: [.apt(["libzip-dev"]), .brew(["libzip"])]),
         // Pure decoding: no Foundation, no libpcap.
         .target(name: "WireFormat"),
         // The only module that touches libpcap and the decompression libraries.
         .target(name: "PcapCapture", dependencies: ["CLibpcap", "CZlib", "CZstd", "CLZ4", "WireFormat"]),
         // The Cast domain: TXT meaning, device/client tracking, latency. Pure, no I/O.
         .target(name: "CastDiscovery", dependencies: ["WireFormat"]),
-        // Running it: capture sources, the analysis run, live capture, probe, extraction. Prints nothing.
-        .target(name: "Pipeline", dependencies: ["PcapCapture", "WireFormat", "CastDiscovery", "CLibssl"]),
+        // Running it: capture sources, the analysis run, live capture, probe, extraction, reading an app.
+        // Prints nothing.
+        .target(name: "Pipeline", dependencies: ["PcapCapture", "WireFormat", "CastDiscovery", "CLibssl", "CLibzip"]),
         // Renderers.
         .target(name: "Reports", dependencies: ["WireFormat", "CastDiscovery"]),
         // The command line: parse, run the Pipeline, render with Reports, exit status.
@@ -35,7 +38,8 @@ let package = Package(
         .testTarget(name: "PcapCaptureTests", dependencies: ["PcapCapture", "WireFormat"]),
         .testTarget(
             name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "WireFormat", "PcapCapture", "Pipeline"]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "CastDiscovery", "PcapCapture", "WireFormat"]),
+        .testTarget(
+            name: "PipelineTests", dependencies: ["Pipeline", "CastDiscovery", "PcapCapture", "WireFormat", "CLibzip"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "WireFormat", "CastDiscovery"]),
     ],
     swiftLanguageModes: [.v6]

@@ -40,21 +40,31 @@ public struct InfoPlist: Sendable {
     }
 
     /// `xml` or `binary`, when the data was read.
-    public private(set) var format: String?
+    public internal(set) var format: String?
     /// Why the file cannot be used, one sentence each (empty when it was read).
-    public private(set) var problems: [(title: String, detail: String, advice: String)] = []
+    public internal(set) var problems: [(title: String, detail: String, advice: String)] = []
     /// Whether the data was a property list whose top level is a dictionary.
-    public private(set) var isDictionary = false
+    public internal(set) var isDictionary = false
     /// `NSBonjourServices`: `nil` when absent or not an array; non-string items are left out.
-    public private(set) var bonjourServices: [String]?
+    public internal(set) var bonjourServices: [String]?
     /// The kind of `NSBonjourServices` when present.
-    public private(set) var bonjourServicesKind: Kind?
+    public internal(set) var bonjourServicesKind: Kind?
     /// `NSLocalNetworkUsageDescription`: `nil` when absent or not a string.
-    public private(set) var usageDescription: String?
+    public internal(set) var usageDescription: String?
     /// The kind of `NSLocalNetworkUsageDescription` when present.
-    public private(set) var usageDescriptionKind: Kind?
+    public internal(set) var usageDescriptionKind: Kind?
     /// Top-level keys that differ from the two above only in letter case (a likely typo).
-    public private(set) var miscasedKeys: [String] = []
+    public internal(set) var miscasedKeys: [String] = []
+    /// The string values of the other keys `check-app` reads (``otherKeys``), by key.
+    public internal(set) var strings: [String: String] = [:]
+
+    /// Keys besides the Cast ones whose string values are kept in ``strings``: the Bluetooth
+    /// usage text (the Cast SDK's guest mode), and what Xcode records about the build.
+    public static let otherKeys = [
+        "NSBluetoothAlwaysUsageDescription", "NSBluetoothPeripheralUsageDescription", "DTXcode", "DTXcodeBuild",
+        "DTSDKName", "DTPlatformVersion", "MinimumOSVersion", "CFBundleIdentifier", "CFBundleName",
+        "CFBundleDisplayName", "CFBundleExecutable", "CFBundleShortVersionString", "CFBundleVersion",
+    ]
 
     /// Reads a property list. Never fails: what cannot be read becomes ``problems``, reported
     /// as `PLIST_MALFORMED` by ``check(appIDs:)``.
@@ -103,6 +113,7 @@ public struct InfoPlist: Sendable {
             return
         }
         isDictionary = true
+        for key in Self.otherKeys { if let text = dictionary[key]?.string { strings[key] = text } }
         if let services = dictionary[Self.servicesKey] {
             bonjourServicesKind = services.kind
             if services.kind == .array, let items = services.items {

@@ -30,6 +30,8 @@ public struct AnalysisRun {
         public var frameLimit: Int?
         /// An iOS app's Info.plist to cross-check against the capture (`--plist`).
         public var plist: InfoPlist?
+        /// The iOS app the capture is of (`--app`): its discovery start settings.
+        public var app: AppFacts?
         /// Read the files one after the other instead of in parallel (the output is the same;
         /// tests compare both ways).
         public var serial = false
@@ -98,7 +100,7 @@ public struct AnalysisRun {
         if captures.isEmpty { return (nil, status) }
         var report = AnalysisReport(captures: captures, timelines: timelines, options: o.analysis, merged: o.merge)
         report.unreadable = unreadable
-        report.findings = Diagnosis.diagnose(report, inputs: DiagnosisInputs(plist: o.plist))
+        report.findings = Diagnosis.diagnose(report, inputs: DiagnosisInputs(plist: o.plist, app: o.app))
         return (report, status)
     }
 

@@ -37,19 +37,11 @@ public enum InfoPlistFile {
             f = opened
         }
         defer { fclose(f) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
-            if n > 0 { bytes += chunk[0..<n] }
-            if bytes.count > maximumBytes {
-                return fail("\(shown): larger than \(maximumBytes >> 20) MiB, not an Info.plist", .dataError)
-            }
-            if n < chunk.count {
-                if ferror(f) != 0 { return fail("read \(shown): \(String(cString: strerror(errno)))", .noInput) }
-                break
-            }
+        do throws(AppInputError) {
+            let bytes = try AppInput.readAll(f, shown: shown, limit: maximumBytes, tooLarge: "not an Info.plist")
+            return .success(InfoPlist(data: bytes))
+        } catch {
+            return fail(error.message, error.status)
         }
-        return .success(InfoPlist(data: bytes))
     }
 }

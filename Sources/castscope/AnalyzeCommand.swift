@@ -29,6 +29,8 @@ enum AnalyzeCommand {
         var files: [String] = []
         /// `--plist`: an Info.plist to cross-check (issue 4).
         var plist: String?
+        /// `--app`: an iOS app (project, Podfile.lock, .ipa…) to cross-check (issue 17).
+        var app: String?
         /// `--fail-on`: exit 1 when a finding of this severity or worse exists.
         var failOn: Severity?
         /// `-c N`: stop after N frames of each capture (`nil`: read everything).
@@ -94,6 +96,21 @@ enum AnalyzeCommand {
         if let path = o.plist {
             switch InfoPlistFile.load(path, notices: printNotice) {
             case .success(let p): run.plist = p
+            case .failure(let e): return (nil, e.status)
+            }
+        }
+        if let path = o.app {
+            switch AppInput.load(path, notices: printNotice) {
+            case .success(let a):
+                guard a.targets.count == 1, let app = a.targets.first else {
+                    printError(
+                        "--app \(path): the project has \(a.targets.count) app targets ("
+                            + a.targets.map(\.name).joined(separator: ", ") + "); give one target's Info.plist, "
+                            + "its .ipa, or a folder holding only its project")
+                    return (nil, .usage)
+                }
+                run.app = app
+                if run.plist == nil { run.plist = app.plist }
             case .failure(let e): return (nil, e.status)
             }
         }

@@ -63,37 +63,7 @@ enum CheckPlistCommand {
         } else {
             out = "OK: \(file) has what Cast discovery needs on iOS 14 and later"
         }
-        out = TerminalText.sanitize(out) + "\n"
-        for severity in Severity.allCases {
-            let group = findings.filter { $0.severity == severity }
-            guard !group.isEmpty else { continue }
-            out += "\n\(severity.rawValue.uppercased())S\n"
-            for f in group {
-                out += wrap("* \(f.code.rawValue): \(f.title)", indent: "    ")
-                out += wrap("    \(f.detail)", indent: "    ")
-                out += wrap("    Advice: \(f.advice)", indent: "    ")
-            }
-        }
-        return out
-    }
-
-    /// Wraps at 100 columns (a longer word, such as an XML element, stays whole).
-    static func wrap(_ text: String, indent: String) -> String {
-        let width = 100
-        var out = ""
-        var line = ""
-        let leading = String(text.prefix { $0 == " " })
-        for word in TerminalText.sanitize(text).split(separator: " ") {
-            if line.isEmpty {
-                line = leading + word
-            } else if line.count + 1 + word.count > width {
-                out += line + "\n"
-                line = indent + word
-            } else {
-                line += " " + word
-            }
-        }
-        return out + line + "\n"
+        return TerminalText.sanitize(out) + "\n" + AppCheckReport.findingsText(findings)
     }
 
     /// `{"schemaVersion":1,"file":…,"format":…,"appIds":[…],"findings":[…]}` on one line; each

@@ -57,9 +57,9 @@ check "it installs the binary, the man page and the three completions" \
     eval '[[ -z "$missing" ]] || { echo "missing:$missing" >"$T/err"; false; }'
 check "the installed binary is executable" test -x "$PREFIX/bin/castscope"
 ldd "$PREFIX/bin/castscope" >"$T/ldd" 2>&1
-check "ldd shows no libswift* (the Swift runtime is linked in), and libpcap, libz, libzstd, liblz4, libssl" \
+check "ldd shows no libswift* (the Swift runtime is linked in), and libpcap, libz, libzstd, liblz4, libssl, libzip" \
     eval '! grep -q libswift "$T/ldd" && grep -q libpcap "$T/ldd" && grep -q "libz\.so" "$T/ldd" \
-        && grep -q libzstd "$T/ldd" && grep -q liblz4 "$T/ldd" && grep -q libssl "$T/ldd" \
+        && grep -q libzstd "$T/ldd" && grep -q liblz4 "$T/ldd" && grep -q libssl "$T/ldd" && grep -q libzip "$T/ldd" \
         || { cp "$T/ldd" "$T/err"; false; }'
 check "the installed man page is docs/castscope.1" cmp -s "$PREFIX/share/man/man1/castscope.1" docs/castscope.1
 check "the installed bash completion is the binary's" \

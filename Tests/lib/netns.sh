@@ -23,7 +23,8 @@
 #   ok fail note abort                       results and stopping the run
 #   require start_run                        requirements; T, NOBODY_BIN, watchdog, stale namespaces
 #   psys mkns mkbridge add_host start_avahi  the LAN
-#   spawn wait_log finish stop castscope_pid ids run_py_checks   processes started in it
+#   spawn wait_log finish stop castscope_pid ids   processes started in it
+# and, from Tests/lib/results.sh, ok fail note run_py_checks.
 # shellcheck shell=bash
 
 ROOT=$PWD
@@ -33,11 +34,8 @@ BIN=${CASTSCOPE:-.build/release/castscope}
 TOOLS=$ROOT/captures/tools
 PY=${PYTHON:-python3}
 
-PASSED=0
-FAILED=0
-ok() { PASSED=$((PASSED + 1)); echo "ok $*"; }
-fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
-note() { echo "# $*"; }
+# shellcheck source=Tests/lib/results.sh
+source "$ROOT/Tests/lib/results.sh" || exit 2
 
 # --- bookkeeping and cleanup ---------------------------------------------------
 declare -a NSES=()  # namespaces created by this run
@@ -279,15 +277,3 @@ ids() { # PID FIELD : the Uid:/Gid:/Groups:/CapEff: values of /proc/PID/status
   awk -v f="$2:" '$1 == f { $1 = ""; sub(/^ +/, ""); print }' "/proc/$1/status" 2>/dev/null
 }
 
-# run_py_checks CMD... : counts the ok/FAIL lines that a checker prints
-run_py_checks() {
-  local line seen=0
-  while IFS= read -r line; do
-    case $line in
-      "ok "*) ok "${line#ok }"; seen=1 ;;
-      "FAIL "*) fail "${line#FAIL }"; seen=1 ;;
-      *) echo "$line" ;;
-    esac
-  done < <("$@" 2>&1)
-  ((seen)) || fail "checker printed no result: $*"
-}

@@ -95,11 +95,16 @@ public enum Diagnosis {
 public struct DiagnosisInputs: Sendable {
     /// The app's Info.plist, cross-checked against the capture (`analyze --plist`).
     public var plist: InfoPlist?
+    /// The iOS app the capture is of (`analyze --app`): when it starts discovery.
+    public var app: AppFacts?
     /// Packets the kernel and the interface dropped during a live capture (`pcap_stats`).
     public var packetsDropped: (kernel: UInt64, interface: UInt64)?
 
-    public init(plist: InfoPlist? = nil, packetsDropped: (kernel: UInt64, interface: UInt64)? = nil) {
+    public init(
+        plist: InfoPlist? = nil, app: AppFacts? = nil, packetsDropped: (kernel: UInt64, interface: UInt64)? = nil
+    ) {
         self.plist = plist
+        self.app = app
         self.packetsDropped = packetsDropped
     }
 }

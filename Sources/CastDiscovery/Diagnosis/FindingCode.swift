@@ -135,6 +135,29 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     /// The Info.plist has what Cast discovery needs.
     public static let plistOK = FindingCode(rawValue: "PLIST_OK")
 
+    // MARK: The iOS app (check-app)
+
+    /// The Cast SDK is older than the release the app's build needs (4.6.0 with Xcode 12+).
+    public static let appCastSDKTooOld = FindingCode(rawValue: "APP_CAST_SDK_TOO_OLD")
+    /// The Cast SDK works for now, and Google asks for a newer release.
+    public static let appCastSDKUpdateRecommended = FindingCode(rawValue: "APP_CAST_SDK_UPDATE_RECOMMENDED")
+    /// The Cast SDK is there, but which release could not be read.
+    public static let appCastSDKVersionUnknown = FindingCode(rawValue: "APP_CAST_SDK_VERSION_UNKNOWN")
+    /// No Cast SDK was found in the input.
+    public static let appNoCastSDK = FindingCode(rawValue: "APP_NO_CAST_SDK")
+    /// The SDK has guest mode, and the Info.plist has no NSBluetoothAlwaysUsageDescription.
+    public static let appBluetoothUsageMissing = FindingCode(rawValue: "APP_BLUETOOTH_USAGE_MISSING")
+    /// The code uses an app ID whose type NSBonjourServices does not list, while it lists others.
+    public static let appIDMismatch = FindingCode(rawValue: "APP_ID_MISMATCH")
+    /// The code sets disableDiscoveryAutostart: no Cast queries until the app starts discovery.
+    public static let appDiscoveryAutostartDisabled = FindingCode(rawValue: "APP_DISCOVERY_AUTOSTART_DISABLED")
+    /// Discovery starts after the first tap on the Cast button (startDiscoveryAfterFirstTapOnCastButton).
+    public static let appDiscoveryAfterTap = FindingCode(rawValue: "APP_DISCOVERY_AFTER_TAP")
+    /// The Info.plist a target names could not be found or read.
+    public static let appInfoPlistNotFound = FindingCode(rawValue: "APP_INFO_PLIST_NOT_FOUND")
+    /// The app has what Cast discovery needs.
+    public static let appOK = FindingCode(rawValue: "APP_OK")
+
     /// Every code castscope produces, in the order of docs/diagnostics.md.
     public static let known: [FindingCode] = [
         .noMDNSTraffic, .noCastQueries, .queriesUnanswered, .queryAtCaptureEnd, .clientNotAnswered, .appIDUnanswered,
@@ -145,6 +168,8 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         .connectRefused, .connectTimeout, .connectUnreachable, .tlsStalled, .notConnected, .mdnsPortUnreachable,
         .captureUnreadable, .truncatedCapture, .malformedPackets, .limitReached, .packetsDropped, .encryptedWiFi,
         .plistMalformed, .plistMissingService, .plistMissingAppID, .plistMissingUsageDescription, .plistNoAppID,
-        .plistOK, .emptyCapture, .noSuchClient,
+        .plistOK, .appCastSDKTooOld, .appCastSDKUpdateRecommended, .appCastSDKVersionUnknown, .appNoCastSDK,
+        .appBluetoothUsageMissing, .appIDMismatch, .appInfoPlistNotFound, .appDiscoveryAutostartDisabled,
+        .appDiscoveryAfterTap, .appOK, .emptyCapture, .noSuchClient,
     ]
 }

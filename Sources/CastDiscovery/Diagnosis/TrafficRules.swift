@@ -18,7 +18,8 @@ extension Diagnosis {
             ? " \(Wording.count(notDecoded, "other frame")) \(notDecoded == 1 ? "is" : "are") on an interface "
                 + "whose link type castscope does not decode." : ""
         return Finding(
-            code: .noMDNSTraffic, severity: context.inputs.plist == nil ? .info : .error,
+            code: .noMDNSTraffic,
+            severity: context.inputs.plist == nil && context.inputs.app == nil ? .info : .error,
             title: "No mDNS traffic at all in the capture",
             detail: "Not one UDP packet to or from port 5353 in "
                 + Wording.count(r.captures.map(\.packets).reduce(0, +) - notDecoded, "frame")
@@ -42,7 +43,12 @@ extension Diagnosis {
             !context.noSuchClient, !context.someCaptureUnreadable
         else { return nil }
         let heard = context.mdnsDevices
-        let severity: Severity = context.inputs.plist != nil ? .error : heard.isEmpty ? .info : .warning
+        let start = appDiscoveryStart(context.inputs.app)
+        let severity: Severity =
+            start.waits
+            ? .warning
+            : context.inputs.plist != nil || context.inputs.app != nil
+                ? .error : heard.isEmpty ? .info : .warning
         return Finding(
             code: .noCastQueries, severity: severity,
             title: heard.isEmpty && severity == .info
@@ -53,7 +59,8 @@ extension Diagnosis {
                 + (heard.isEmpty
                     ? ""
                     : " \(Wording.count(heard.count, "Cast device")) \(Wording.noun(heard.count, "was", "were")) "
-                        + "heard announcing, so the network carries mDNS: the sender never asked."),
+                        + "heard announcing, so the network carries mDNS: the sender never asked.")
+                + start.sentence,
             advice: "On iOS 14+, check that the app may use the Local Network (Settings › Privacy › Local "
                 + "Network) and that Info.plist has NSBonjourServices with _googlecast._tcp and "
                 + "_<APPID>._googlecast._tcp plus NSLocalNetworkUsageDescription (castscope check-plist). "
@@ -81,5 +88,36 @@ extension Diagnosis {
             advice: seen.isEmpty
                 ? "Leave out --client to see everything the capture holds."
                 : "Give one of the addresses listed with --client, or leave --client out to see every client.")
+    }
+
+    /// What `analyze --app` knows of when the app starts discovery: whether a capture without
+    /// Cast queries is expected (the app waits for the first tap on the Cast button, or for its
+    /// own startDiscovery call), and a sentence saying so.
+    static func appDiscoveryStart(_ app: AppFacts?) -> (waits: Bool, sentence: String) {
+        guard let app, let scan = app.sources, scan.castSetup != nil else { return (false, "") }
+        if let off = scan.autostartDisabled, off.value {
+            return (
+                true,
+                " The app \(app.name) sets disableDiscoveryAutostart (\(off.location)): it sends no Cast query until "
+                    + "it calls startDiscovery, so this is expected unless the capture covers that moment."
+            )
+        }
+        if let tap = scan.afterFirstTap, !tap.value {
+            return (
+                false,
+                " The app \(app.name) starts discovery at launch (startDiscoveryAfterFirstTapOnCastButton is false at "
+                    + "\(tap.location)), so a capture of it running should show its Cast queries."
+            )
+        }
+        if app.sdks.contains(where: { ($0.version.map { $0 < .iOS14Minimum }) ?? false }) { return (false, "") }
+        let setting =
+            scan.afterFirstTap.map { "startDiscoveryAfterFirstTapOnCastButton is true at \($0.location)" }
+            ?? "startDiscoveryAfterFirstTapOnCastButton is left at its default, true"
+        return (
+            true,
+            " The app \(app.name) starts discovery only after the first tap on the Cast button (\(setting)), unless "
+                + "discovery ran in an earlier session: this is expected if the button was not tapped during the "
+                + "capture."
+        )
     }
 }

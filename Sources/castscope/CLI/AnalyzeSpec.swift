@@ -48,7 +48,7 @@ extension AnalyzeCommand {
             "ANALYSIS",
             [
                 CommonOptions.sessionGap(\.analysis), CommonOptions.client(\.analysis), CommonOptions.merge(\.merge),
-                CommonOptions.plist(\.plist), CommonOptions.failOn(\.failOn),
+                CommonOptions.plist(\.plist), CommonOptions.app(\.app), CommonOptions.failOn(\.failOn),
             ])
     }
 

@@ -19,6 +19,7 @@ enum Commands {
             CommandEntry(AnalyzeCommand.spec, run: AnalyzeCommand.run),
             CommandEntry(ReportCommand.spec, run: ReportCommand.run),
             CommandEntry(CheckPlistCommand.spec, run: CheckPlistCommand.run),
+            CommandEntry(CheckAppCommand.spec, run: CheckAppCommand.run),
             CommandEntry(ExtractCommand.spec, run: ExtractCommand.run),
             CommandEntry(LiveCommand.spec, run: LiveCommand.run),
             CommandEntry(ProbeCommand.spec, run: ProbeCommand.run),

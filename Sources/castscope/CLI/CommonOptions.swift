@@ -120,6 +120,18 @@ enum CommonOptions {
         ) { o, v in o[keyPath: key] = v }
     }
 
+    /// `--app PATH`.
+    static func app<O>(_ key: WritableKeyPath<O, String?>) -> OptionSpec<O> {
+        .value(
+            "--app", name: "PATH",
+            help: "Cross-check the iOS app the capture is of (an Xcode project folder, .xcodeproj, Podfile.lock, "
+                + "Info.plist or .ipa; see castscope check-app): its Info.plist as --plist does, and, when nobody "
+                + "searched for Cast devices, whether the app only starts discovery after the first tap on the Cast "
+                + "button or when it calls startDiscovery.",
+            completion: .file
+        ) { o, v in o[keyPath: key] = v }
+    }
+
     /// `--fail-on warning|error`.
     static func failOn<O>(_ key: WritableKeyPath<O, Severity?>) -> OptionSpec<O> {
         .value("--fail-on", name: "LEVEL", help: FailOn.help, completion: .choices(FailOn.levels)) {
