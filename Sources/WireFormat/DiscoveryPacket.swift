@@ -269,6 +269,11 @@ public struct DiscoveryPacket: Hashable, Sendable {
         }
     }
 
+    /// The mDNS message's bytes as they came, from its header on: what `castscope compare`
+    /// matches between two captures. `nil` when the packet is not mDNS, its header did not
+    /// decode, or the packet keeps no bytes (in-place packets, packets built by hand).
+    public var messageWireBytes: [UInt8]? { rare?.messageBytes?.bytes }
+
     /// The SSDP message, if this is SSDP and it decoded.
     public var ssdp: SSDPMessage? {
         if case .ssdp(let m)? = rare?.message { return m }
