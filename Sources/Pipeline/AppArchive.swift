@@ -31,26 +31,29 @@ protocol AppFiles {
     func shown(_ name: String) -> String
 }
 
-extension AppFiles {
-    /// Streams `chunks` through a search for `needles`, keeping the tail of each chunk so a
-    /// needle split between two is found.
-    static func search(_ needles: [String], in chunks: (inout [UInt8]) throws(AppInputError) -> Bool)
-        throws(AppInputError) -> Set<String>
-    {
-        let patterns = needles.map { Array($0.utf8) }
-        let keep = max(0, (patterns.map(\.count).max() ?? 1) - 1)
-        var found = Set<String>()
-        var window: [UInt8] = []
-        var chunk: [UInt8] = []
-        while try chunks(&chunk) {
-            window += chunk
-            for (i, p) in patterns.enumerated() where !found.contains(needles[i]) && window.count >= p.count {
-                if window.withUnsafeBufferPointer({ w in Self.occurs(p, in: w) }) { found.insert(needles[i]) }
-            }
-            if found.count == needles.count { break }
-            if window.count > keep { window.removeFirst(window.count - keep) }
+/// A search for byte strings in a file fed chunk by chunk: the tail of each chunk is kept, so
+/// a string split between two chunks is found.
+struct NeedleSearch {
+    let needles: [String]
+    let patterns: [[UInt8]]
+    let keep: Int
+    private var window: [UInt8] = []
+    private(set) var found = Set<String>()
+
+    init(_ needles: [String]) {
+        self.needles = needles
+        patterns = needles.map { Array($0.utf8) }
+        keep = max(0, (patterns.map(\.count).max() ?? 1) - 1)
+    }
+
+    /// Searches the next chunk; false once every needle has been found.
+    mutating func feed(_ chunk: ArraySlice<UInt8>) -> Bool {
+        window += chunk
+        for (i, p) in patterns.enumerated() where !found.contains(needles[i]) && window.count >= p.count {
+            if window.withUnsafeBufferPointer({ w in Self.occurs(p, in: w) }) { found.insert(needles[i]) }
         }
-        return found
+        if window.count > keep { window.removeFirst(window.count - keep) }
+        return found.count < needles.count
     }
 
     static func occurs(_ p: [UInt8], in w: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -137,44 +140,29 @@ final class ZipAppFiles: AppFiles {
 
     func read(_ name: String, limit: Int) throws(AppInputError) -> [UInt8] {
         var out: [UInt8] = []
-        try stream(name, limit: limit) { chunk in out += chunk }
+        try stream(name, limit: limit) { chunk in
+            out += chunk
+            return true
+        }
         return out
     }
 
     func contains(_ name: String, _ needles: [String], limit: Int) throws(AppInputError) -> Set<String> {
-        guard let i = index[name] else { throw AppInputError("\(shown): no entry '\(name)'") }
-        guard let file = zip_fopen_index(archive, i, 0) else {
-            throw AppInputError(
-                "\(shown): '\(Self.printable(name))' cannot be read (\(String(cString: zip_strerror(archive))))")
-        }
-        defer { zip_fclose(file) }
-        var total = 0
-        return try Self.search(needles) { (chunk: inout [UInt8]) throws(AppInputError) -> Bool in
-            chunk = [UInt8](repeating: 0, count: 1 << 20)
-            let n = chunk.withUnsafeMutableBytes { zip_fread(file, $0.baseAddress, zip_uint64_t($0.count)) }
-            guard n >= 0 else {
-                throw AppInputError(
-                    "\(shown): '\(Self.printable(name))' is damaged (\(String(cString: zip_file_strerror(file))))")
-            }
-            total += Int(n)
-            guard total <= limit else {
-                throw AppInputError(
-                    "\(shown): '\(Self.printable(name))' expands past \(Self.size(limit)), more than such a file may be "
-                        + "(a zip bomb?); not read further")
-            }
-            chunk.removeLast(chunk.count - Int(n))
-            return n > 0
-        }
+        var search = NeedleSearch(needles)
+        try stream(name, limit: limit) { search.feed($0) }
+        return search.found
     }
 
-    private func stream(_ name: String, limit: Int, _ body: ([UInt8]) -> Void) throws(AppInputError) {
+    /// Feeds an entry to `body` in chunks of 1 MiB until it ends or `body` returns false;
+    /// fails when the entry is damaged or expands past `limit`.
+    private func stream(_ name: String, limit: Int, _ body: (ArraySlice<UInt8>) -> Bool) throws(AppInputError) {
         guard let i = index[name] else { throw AppInputError("\(shown): no entry '\(name)'") }
         guard let file = zip_fopen_index(archive, i, 0) else {
             throw AppInputError(
                 "\(shown): '\(Self.printable(name))' cannot be read (\(String(cString: zip_strerror(archive))))")
         }
         defer { zip_fclose(file) }
-        var buffer = [UInt8](repeating: 0, count: 65536)
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var total = 0
         while true {
             let n = buffer.withUnsafeMutableBytes { zip_fread(file, $0.baseAddress, zip_uint64_t($0.count)) }
@@ -189,7 +177,7 @@ final class ZipAppFiles: AppFiles {
                     "\(shown): '\(Self.printable(name))' expands past \(Self.size(limit)), more than such a file may be "
                         + "(a zip bomb?); not read further")
             }
-            body(Array(buffer[0..<Int(n)]))
+            if !body(buffer[0..<Int(n)]) { return }
         }
     }
 

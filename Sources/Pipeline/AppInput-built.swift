@@ -120,16 +120,16 @@ final class FolderAppFiles: AppFiles {
             throw AppInputError("open \(file): \(String(cString: strerror(errno)))", .noInput)
         }
         defer { fclose(f) }
+        var search = NeedleSearch(needles)
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var total = 0
-        return try search(needles) { (chunk: inout [UInt8]) throws(AppInputError) -> Bool in
-            chunk = [UInt8](repeating: 0, count: 1 << 20)
-            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
+        while true {
+            let n = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
             total += n
             guard total <= limit else {
                 throw AppInputError("\(file): larger than \(ZipAppFiles.size(limit)); not searched further")
             }
-            chunk.removeLast(chunk.count - n)
-            return n > 0
+            guard n > 0, search.feed(buffer[0..<n]) else { return search.found }
         }
     }
 }

@@ -135,12 +135,11 @@ enum ProjectReader {
         }
         if !pinned {
             for package in project.packages {
-                var repository = Substring(package.url.split(separator: "/").last ?? "")
-                if repository.hasSuffix(".git") { repository = repository.dropLast(4) }
-                guard DependencyFiles.isCastSDK(String(repository)) else { continue }
+                let repository = DependencyFiles.repositoryName(package.url)
+                guard DependencyFiles.isCastSDK(repository) else { continue }
                 uses.append(
                     CastSDKUse(
-                        name: String(repository), version: nil,
+                        name: repository, version: nil,
                         requirement: package.requirement.map { "\($0), not resolved" },
                         origin: .swiftpm, source: FilePath.relative(FilePath.join(path, "project.pbxproj"), to: root)))
             }

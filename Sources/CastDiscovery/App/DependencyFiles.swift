@@ -15,6 +15,14 @@ public enum DependencyFiles {
         return n.hasPrefix("google-cast-") && n.contains("sdk") || n == "googlecast"
     }
 
+    /// A repository URL's last path component without `.git`: `google-cast-sdk` of
+    /// `https://github.com/SRGSSR/google-cast-sdk.git`.
+    public static func repositoryName(_ url: String) -> String {
+        var name = Substring(url.split(separator: "/").last ?? "")
+        if name.hasSuffix(".git") { name = name.dropLast(4) }
+        return String(name)
+    }
+
     /// The Cast SDK pods of a `Podfile.lock`: the top-level entries of its `PODS:` section,
     /// `- google-cast-sdk (4.7.1)` (a subspec such as `google-cast-sdk/Core` counts once).
     ///
@@ -83,10 +91,9 @@ public enum DependencyFiles {
         var uses: [CastSDKUse] = []
         for pin in pins {
             let url = pin.location ?? pin.repositoryURL ?? ""
-            var repository = Substring(url.split(separator: "/").last ?? "")
-            if repository.hasSuffix(".git") { repository = repository.dropLast(4) }
-            let name = pin.identity ?? pin.package ?? String(repository)
-            guard isCastSDK(name) || isCastSDK(String(repository)) else { continue }
+            let repository = repositoryName(url)
+            let name = pin.identity ?? pin.package ?? repository
+            guard isCastSDK(name) || isCastSDK(repository) else { continue }
             let written = pin.state?.version
             let version = written.flatMap(CastSDKVersion.init)
             let requirement =
