@@ -18,7 +18,7 @@ BUILD_PACKAGES := libpcap-dev zlib1g-dev libzstd-dev liblz4-dev libssl-dev libzi
 TEST_PACKAGES := $(BUILD_PACKAGES) tshark python3 python3-jsonschema chromium avahi-daemon iproute2 util-linux bsdutils time \
 	zsh fish man-db groff-base zstd lz4 nftables openssl tcpdump
 
-.PHONY: all build deps test-deps demo test unit lint cli html live probe schema golden golden-update differential hostile realworld clean \
+.PHONY: all build deps test-deps demo test unit lint cli html live probe compare schema golden golden-update differential hostile realworld clean \
 	static install deb man
 
 all: build
@@ -59,6 +59,7 @@ cli: build
 	Tests/cli/run.sh
 	Tests/cli/compressed.sh
 	Tests/cli/plist-extract.sh
+	Tests/cli/compare.sh
 	Tests/checkapp/run.sh
 	Tests/cli/completion.sh
 	Tests/cli/install.sh
@@ -71,6 +72,10 @@ live: build
 
 probe: build
 	Tests/probe/run.sh
+
+# Two-point captures with nft drop counters as ground truth (root).
+compare: build
+	Tests/compare/run.sh
 
 schema: build
 	/usr/bin/python3 Tests/schema/validate.py --self-test
@@ -107,12 +112,14 @@ test: test-deps build lint
 	Tests/cli/run.sh
 	Tests/cli/compressed.sh
 	Tests/cli/plist-extract.sh
+	Tests/cli/compare.sh
 	Tests/checkapp/run.sh
 	Tests/cli/completion.sh
 	Tests/cli/install.sh
 	Tests/html/check.sh
 	Tests/live/run.sh
 	Tests/probe/run.sh
+	Tests/compare/run.sh
 	Tests/golden/run.sh
 	Tests/hostile/run.sh
 	Tests/realworld/run.sh

@@ -18,7 +18,7 @@ source "$(dirname "$0")/lib.sh" || exit 2
 
 RC=0
 : >"$T/err"
-COMMANDS="analyze report check-plist check-app extract live probe dump help completion"
+COMMANDS="analyze report check-plist check-app compare extract live probe dump help completion"
 
 "$BIN" completion bash >"$T/castscope.bash"
 # complete_bash WORD…: the candidates bash would offer for the last word (one per line).

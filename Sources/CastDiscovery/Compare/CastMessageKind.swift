@@ -35,6 +35,36 @@ extension ObservedMessage {
         guard let bytes = packet.messageWireBytes else { return nil }
         self.init(
             frame: packet.frame, time: Double(packet.timestamp.seconds) + Double(packet.timestamp.nanoseconds) / 1e9,
-            content: bytes, source: packet.source.description, ttl: packet.ttl)
+            content: bytes, source: packet.source.description, ttl: packet.ttl, family: packet.ipVersion,
+            multicast: packet.destination.isMulticast, host: packet.sourceMAC?.description,
+            canonical: packet.mdns.map(Self.canonical))
+    }
+
+    /// Questions (queries) or records (responses), lower-cased and sorted, without the ID,
+    /// sections, TTLs and the unicast-response and cache-flush bits: what survives a relay that
+    /// rebuilds the message.
+    static func canonical(_ m: DNSMessage) -> String {
+        var lines: [String]
+        if m.isResponse {
+            lines = (m.answers + m.authorities + m.additionals).filter { $0.type != .opt }.map { r in
+                "\(r.name.description.lowercased()) \(r.type.rawValue) \(r.data)"
+            }
+        } else {
+            lines = m.questions.map { "\($0.name.description.lowercased()) \($0.type.rawValue)" }
+        }
+        lines.sort()
+        return (m.isResponse ? "R\n" : "Q\n") + lines.joined(separator: "\n")
+    }
+}
+
+extension DiscoveryPacket {
+    /// The `fn` of the first Cast TXT record in an mDNS response, for naming the device that
+    /// sent it.
+    public var castFriendlyName: String? {
+        guard let m = mdns, m.isResponse else { return nil }
+        for r in m.answers + m.additionals where r.name.hasSuffix(CastName.serviceTypeName) {
+            if case .txt(let txt) = r.data, let fn = CastTXT(txt).friendlyName, !fn.isEmpty { return fn }
+        }
+        return nil
     }
 }

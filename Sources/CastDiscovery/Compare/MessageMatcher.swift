@@ -13,13 +13,32 @@ public struct ObservedMessage: Sendable, Hashable {
     public var source: String
     /// The IP TTL or hop limit.
     public var ttl: UInt8
+    /// 4 or 6: Android and Apple send one query to 224.0.0.251 and ff02::fb with the same
+    /// bytes, and those are two messages.
+    public var family: UInt8 = 4
+    /// Sent to a multicast group (not unicast to one host).
+    public var multicast = true
+    /// The sending host: its link-layer address when the capture has one (one host sends from
+    /// an IPv4 and an IPv6 address), else the IP source.
+    public var host: String
+    /// The message's questions or records in a canonical order, without what a re-encoding
+    /// relay changes (ID, compression, section, record TTL, cache-flush bit): how a copy that
+    /// avahi's reflector rebuilt is still recognised. `nil` when not known.
+    public var canonical: String?
 
-    public init(frame: Int, time: Double, content: [UInt8], source: String, ttl: UInt8) {
+    public init(
+        frame: Int, time: Double, content: [UInt8], source: String, ttl: UInt8, family: UInt8 = 4,
+        multicast: Bool = true, host: String? = nil, canonical: String? = nil
+    ) {
         self.frame = frame
         self.time = time
         self.content = content
         self.source = source
         self.ttl = ttl
+        self.family = family
+        self.multicast = multicast
+        self.host = host ?? source
+        self.canonical = canonical
     }
 }
 
@@ -32,6 +51,12 @@ public struct ClockOffset: Sendable, Hashable {
     public var spread: Double
     /// How many pairs it comes from.
     public var pairs: Int
+
+    public init(median: Double, spread: Double, pairs: Int) {
+        self.median = median
+        self.spread = spread
+        self.pairs = pairs
+    }
 }
 
 /// A message of A matched with the same message in B.
@@ -41,8 +66,11 @@ public struct MessagePair: Sendable, Hashable {
     public var b: Int
     /// `tB − tA − offset`: the one-way delay from A to B (negative for B to A), in seconds.
     public var delay: Double
-    /// The copy in B has another IP TTL or source address (a relay or reflector between the points).
+    /// The copy in B has another IP TTL or source address, or was rebuilt (a relay or
+    /// reflector between the points).
     public var changed: Bool
+    /// The copy in B has other bytes: it was matched by its questions or records.
+    public var reencoded = false
 }
 
 /// The pairs found, what stayed unmatched on each side, and the clock offset.
@@ -64,7 +92,9 @@ public struct MessageMatch: Sendable {
 /// `maximumSkew`); the median of those differences is robust to the repeats paired wrongly.
 /// Then, content by content, the messages are paired in time order, each with the nearest
 /// unpaired copy in B whose offset-corrected time is within `window` of it (copies before it
-/// are left for no one), so each message is used once and no pair crosses another. The offset is finally the median of the pairs.
+/// are left for no one), so each message is used once and no pair crosses another. What
+/// stays unpaired is then paired the same way by canonical form (a reflector that rebuilds
+/// messages). The offset is finally the median of the pairs.
 public enum MessageMatcher {
     /// - Parameters:
     ///   - window: the largest one-way delay (after the offset) a pair may have, in seconds.
@@ -72,57 +102,35 @@ public enum MessageMatcher {
     public static func match(
         _ a: [ObservedMessage], _ b: [ObservedMessage], window: Double = 0.5, maximumSkew: Double = 600
     ) -> MessageMatch {
-        var byContent: [[UInt8]: [Int]] = [:]
-        for (i, m) in b.enumerated() { byContent[m.content, default: []].append(i) }
-        for key in byContent.keys { byContent[key]!.sort { b[$0].time < b[$1].time } }
-
-        // 1. The offset from each A message's nearest same-content copy in B.
-        var differences: [Double] = []
-        for m in a {
-            guard let candidates = byContent[m.content] else { continue }
-            var best: Double?
-            for j in candidates {
-                let d = b[j].time - m.time
-                if abs(d) <= maximumSkew, best.map({ abs(d) < abs($0) }) ?? true { best = d }
-            }
-            if let best { differences.append(best) }
+        let bytes: (ObservedMessage) -> Key? = { Key(family: $0.family, bytes: $0.content, text: nil) }
+        let canonical: (ObservedMessage) -> Key? = { m in
+            m.canonical.map { Key(family: m.family, bytes: [], text: $0) }
         }
-        guard !differences.isEmpty else {
+        // 1. The offset from each A message's nearest same-content copy in B (by canonical
+        // form when no bytes match at all).
+        guard
+            let estimate = estimateOffset(a, b, key: bytes, maximumSkew: maximumSkew)
+                ?? estimateOffset(a, b, key: canonical, maximumSkew: maximumSkew)
+        else {
             return MessageMatch(
                 pairs: [], unmatchedA: Array(a.indices).sorted { a[$0].time < a[$1].time },
                 unmatchedB: Array(b.indices).sorted { b[$0].time < b[$1].time }, offset: nil)
         }
-        let estimate = median(differences)
 
-        // 2. Content by content, in time order.
-        var byContentA: [[UInt8]: [Int]] = [:]
-        for (i, m) in a.enumerated() { byContentA[m.content, default: []].append(i) }
-        var pairs: [MessagePair] = []
+        // 2. Key by key, in time order: the same bytes first, then the same records.
+        var usedA = Set<Int>()
         var usedB = Set<Int>()
-        for (content, indices) in byContentA {
-            let inA = indices.sorted { a[$0].time < a[$1].time }
-            guard let inB = byContent[content] else { continue }
-            var next = 0
-            for i in inA {
-                let t = a[i].time + estimate
-                // Copies too early for this message can match no later one either.
-                while next < inB.count, b[inB[next]].time < t - window { next += 1 }
-                // The nearest copy within the window: a repeat a second later is not this message's.
-                var nearest: Int?
-                var k = next
-                while k < inB.count, b[inB[k]].time <= t + window {
-                    if nearest.map({ abs(b[inB[k]].time - t) < abs(b[inB[$0]].time - t) }) ?? true { nearest = k }
-                    k += 1
-                }
-                guard let chosen = nearest else { continue }
-                let j = inB[chosen]
-                next = chosen + 1
-                usedB.insert(j)
-                pairs.append(
-                    MessagePair(
-                        a: i, b: j, delay: 0, changed: a[i].ttl != b[j].ttl || a[i].source != b[j].source))
-            }
+        var pairs = pairUp(a, b, key: bytes, estimate: estimate, window: window, usedA: &usedA, usedB: &usedB)
+        // A relay that rebuilds messages also schedules them (avahi holds records up to about a
+        // second to merge them), so its copies get a wider window.
+        var rebuilt = pairUp(
+            a, b, key: canonical, estimate: estimate, window: max(window, rebuiltWindow), usedA: &usedA,
+            usedB: &usedB)
+        for k in rebuilt.indices {
+            rebuilt[k].reencoded = true
+            rebuilt[k].changed = true
         }
+        pairs += rebuilt
         pairs.sort { a[$0.a].time < a[$1.a].time }
 
         // 3. The offset from the pairs, and each pair's delay against it.
@@ -130,7 +138,6 @@ public enum MessageMatcher {
         let offset = ClockOffset(
             median: median(final), spread: (percentile(final, 0.9) - percentile(final, 0.1)) / 2, pairs: pairs.count)
         for k in pairs.indices { pairs[k].delay = final[k] - offset.median }
-        let usedA = Set(pairs.map(\.a))
         return MessageMatch(
             pairs: pairs,
             unmatchedA: a.indices.filter { !usedA.contains($0) }.sorted { a[$0].time < a[$1].time },
@@ -138,15 +145,100 @@ public enum MessageMatcher {
             offset: offset)
     }
 
+    /// The smallest window for copies matched by canonical form, in seconds.
+    public static let rebuiltWindow = 1.0
+
+    /// What two messages must share to be copies of each other.
+    struct Key: Hashable {
+        var family: UInt8
+        var bytes: [UInt8]
+        var text: String?
+    }
+
+    /// The median of each A message's nearest same-key copy in B, or `nil` when none has one.
+    static func estimateOffset(
+        _ a: [ObservedMessage], _ b: [ObservedMessage], key: (ObservedMessage) -> Key?, maximumSkew: Double
+    ) -> Double? {
+        // Each key's copies in B as sorted times: the nearest is found by binary search (a
+        // flood of identical queries must not make this quadratic).
+        var byKey: [Key: [Double]] = [:]
+        for m in b { if let k = key(m) { byKey[k, default: []].append(m.time) } }
+        for k in byKey.keys { byKey[k]!.sort() }
+        var differences: [Double] = []
+        for m in a {
+            guard let k = key(m), let times = byKey[k] else { continue }
+            var low = 0
+            var high = times.count
+            while low < high {
+                let mid = (low + high) / 2
+                if times[mid] < m.time { low = mid + 1 } else { high = mid }
+            }
+            var best: Double?
+            for j in [low - 1, low] where j >= 0 && j < times.count {
+                let d = times[j] - m.time
+                if abs(d) <= maximumSkew, best.map({ abs(d) < abs($0) }) ?? true { best = d }
+            }
+            if let best { differences.append(best) }
+        }
+        return differences.isEmpty ? nil : median(differences)
+    }
+
+    /// Pairs the messages not used yet, key by key, each with the nearest unused copy within
+    /// `window` of its offset-corrected time.
+    static func pairUp(
+        _ a: [ObservedMessage], _ b: [ObservedMessage], key: (ObservedMessage) -> Key?, estimate: Double,
+        window: Double, usedA: inout Set<Int>, usedB: inout Set<Int>
+    ) -> [MessagePair] {
+        var inB: [Key: [Int]] = [:]
+        for (j, m) in b.enumerated() where !usedB.contains(j) {
+            if let k = key(m) { inB[k, default: []].append(j) }
+        }
+        var inA: [Key: [Int]] = [:]
+        for (i, m) in a.enumerated() where !usedA.contains(i) {
+            if let k = key(m) { inA[k, default: []].append(i) }
+        }
+        var pairs: [MessagePair] = []
+        for (k, indices) in inA {
+            guard let unsorted = inB[k] else { continue }
+            let copies = unsorted.sorted { b[$0].time < b[$1].time }
+            var next = 0
+            for i in indices.sorted(by: { a[$0].time < a[$1].time }) {
+                let t = a[i].time + estimate
+                // Copies too early for this message can match no later one either.
+                while next < copies.count, b[copies[next]].time < t - window { next += 1 }
+                // The nearest copy within the window: a repeat a second later is not this message's.
+                var nearest: Int?
+                var c = next
+                while c < copies.count, b[copies[c]].time <= t + window {
+                    if nearest.map({ abs(b[copies[c]].time - t) < abs(b[copies[$0]].time - t) }) ?? true {
+                        nearest = c
+                    } else if b[copies[c]].time > t {
+                        break  // sorted: every later copy is farther
+                    }
+                    c += 1
+                }
+                guard let chosen = nearest else { continue }
+                let j = copies[chosen]
+                next = chosen + 1
+                usedA.insert(i)
+                usedB.insert(j)
+                pairs.append(
+                    MessagePair(
+                        a: i, b: j, delay: 0, changed: a[i].ttl != b[j].ttl || a[i].source != b[j].source))
+            }
+        }
+        return pairs
+    }
+
     /// The median (the mean of the two middle values for an even count).
-    static func median(_ values: [Double]) -> Double {
+    public static func median(_ values: [Double]) -> Double {
         let s = values.sorted()
         guard !s.isEmpty else { return 0 }
         return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
     }
 
     /// The `p` quantile by linear interpolation between closest ranks.
-    static func percentile(_ values: [Double], _ p: Double) -> Double {
+    public static func percentile(_ values: [Double], _ p: Double) -> Double {
         let s = values.sorted()
         guard let first = s.first else { return 0 }
         guard s.count > 1 else { return first }

@@ -158,6 +158,26 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
     /// The app has what Cast discovery needs.
     public static let appOK = FindingCode(rawValue: "APP_OK")
 
+    // MARK: Two captures compared (`castscope compare`)
+
+    /// Cast queries the sender sent (capture A) that never reached the device side (B).
+    public static let compareQueriesLost = FindingCode(rawValue: "COMPARE_QUERIES_LOST")
+    /// Cast responses a device sent (capture B) that never reached the sender side (A).
+    public static let compareAnswersLost = FindingCode(rawValue: "COMPARE_ANSWERS_LOST")
+    /// Copies arrived with another source address or IP TTL, or rebuilt: a relay or reflector
+    /// between the two points.
+    public static let compareReflector = FindingCode(rawValue: "COMPARE_REFLECTOR")
+    /// Messages took long between the two points.
+    public static let compareLargeDelay = FindingCode(rawValue: "COMPARE_LARGE_DELAY")
+    /// Capture A holds no Cast query from a sender.
+    public static let compareNoQueries = FindingCode(rawValue: "COMPARE_NO_QUERIES")
+    /// Capture B holds no Cast response from a device.
+    public static let compareNoAnswers = FindingCode(rawValue: "COMPARE_NO_ANSWERS")
+    /// The matched pairs disagree on the clock offset by more than a second.
+    public static let compareClockSpread = FindingCode(rawValue: "COMPARE_CLOCK_SPREAD")
+    /// Every Cast message of the sender and the devices reached the other point.
+    public static let compareOK = FindingCode(rawValue: "COMPARE_OK")
+
     /// Every code castscope produces, in the order of docs/diagnostics.md.
     public static let known: [FindingCode] = [
         .noMDNSTraffic, .noCastQueries, .queriesUnanswered, .queryAtCaptureEnd, .clientNotAnswered, .appIDUnanswered,
@@ -170,6 +190,8 @@ public struct FindingCode: RawRepresentable, Hashable, Sendable, CustomStringCon
         .plistMalformed, .plistMissingService, .plistMissingAppID, .plistMissingUsageDescription, .plistNoAppID,
         .plistOK, .appCastSDKTooOld, .appCastSDKUpdateRecommended, .appCastSDKVersionUnknown, .appNoCastSDK,
         .appBluetoothUsageMissing, .appIDMismatch, .appInfoPlistNotFound, .appDiscoveryAutostartDisabled,
-        .appDiscoveryAfterTap, .appOK, .emptyCapture, .noSuchClient,
+        .appDiscoveryAfterTap, .appOK, .compareQueriesLost, .compareAnswersLost, .compareReflector,
+        .compareLargeDelay, .compareNoQueries, .compareNoAnswers, .compareClockSpread, .compareOK,
+        .emptyCapture, .noSuchClient,
     ]
 }

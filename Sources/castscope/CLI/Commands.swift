@@ -20,6 +20,7 @@ enum Commands {
             CommandEntry(ReportCommand.spec, run: ReportCommand.run),
             CommandEntry(CheckPlistCommand.spec, run: CheckPlistCommand.run),
             CommandEntry(CheckAppCommand.spec, run: CheckAppCommand.run),
+            CommandEntry(CompareCommand.spec, run: CompareCommand.run),
             CommandEntry(ExtractCommand.spec, run: ExtractCommand.run),
             CommandEntry(LiveCommand.spec, run: LiveCommand.run),
             CommandEntry(ProbeCommand.spec, run: ProbeCommand.run),
