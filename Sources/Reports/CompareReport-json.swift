@@ -196,9 +196,7 @@ extension CompareReport {
     }
 
     static func strings(_ list: [String], _ key: String, _ w: inout JSONWriter) {
-        w.beginArray(key)
-        for s in list { w.string(s) }
-        w.endArray()
+        AnalysisJSON.strings(list, key, &w)
     }
 
     static func ints(_ list: [Int], _ key: String, _ w: inout JSONWriter) {

@@ -20,11 +20,7 @@ public enum HTMLReport {
         var title = "CastScope report"
         if let first = files.first { title += ": " + first + (files.count > 1 ? " and \(files.count - 1) more" : "") }
 
-        var out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n"
-        out += "<meta http-equiv=\"Content-Security-Policy\" content=\"\(contentSecurityPolicy)\" />\n"
-        out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\" />\n"
-        out += "<meta name=\"generator\" content=\"castscope\" />\n"
-        out += "<title>\(e(title))</title>\n<style>\n\(HTMLStyle.css)</style>\n</head>\n<body>\n<main>\n"
+        var out = pageHead(title: title)
 
         out += "<header>\n<h1>CastScope report</h1>\n"
         out += "<p class=\"lead\">Google Cast discovery (mDNS and SSDP/DIAL) in "
@@ -62,6 +58,17 @@ public enum HTMLReport {
         out += "capture. Frame numbers are Wireshark’s: open the capture in Wireshark and use the display "
         out += "filter shown with a finding.</footer>\n"
         out += "</main>\n</body>\n</html>\n"
+        return out
+    }
+
+    /// The page up to `<main>`: the doctype, the policy that nothing loads or runs, the title
+    /// (escaped here) and the style sheet. Shared by every castscope page.
+    static func pageHead(title: String) -> String {
+        var out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n"
+        out += "<meta http-equiv=\"Content-Security-Policy\" content=\"\(contentSecurityPolicy)\" />\n"
+        out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\" />\n"
+        out += "<meta name=\"generator\" content=\"castscope\" />\n"
+        out += "<title>\(HTMLText.escape(title))</title>\n<style>\n\(HTMLStyle.css)</style>\n</head>\n<body>\n<main>\n"
         return out
     }
 
