@@ -167,6 +167,7 @@ extension CompareReport {
         w.int(t.sourceChanged, "sourceChanged")
         w.int(t.ttlChanged, "ttlChanged")
         w.int(t.reencoded, "reencoded")
+        w.int(t.knownAnswersAdded, "knownAnswersAdded")
         w.endObject()
     }
 

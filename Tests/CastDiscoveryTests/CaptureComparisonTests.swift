@@ -10,7 +10,8 @@ private func side(
     var s = CompareSide(shownName: name)
     for (i, (t, kind, host, c)) in items.enumerated() {
         let m = ObservedMessage(
-            frame: i + 1, time: t, content: [kind == .query ? 0 : 0x84, c], source: source[host] ?? host, ttl: ttl,
+            frame: i + 1, time: t, content: [0, 0, kind == .query ? 0 : 0x84, c], source: source[host] ?? host,
+            ttl: ttl,
             multicast: !unicast.contains(c), host: host)
         s.append(m, kind: kind, friendlyName: names[host])
     }
@@ -63,8 +64,8 @@ struct CaptureComparisonTests {
         let c = try CaptureComparison.compare(a, b).get()
         #expect(c.queries.seen == 10 && c.queries.arrived == 8 && c.queries.lost == 2)
         #expect(c.answers.seen == 8 && c.answers.arrived == 5 && c.answers.lost == 3)
-        #expect(c.queries.lostFrames.map { a.messages[$0 - 1].content[1] } == [3, 7])
-        #expect(c.answers.lostFrames.map { b.messages[$0 - 1].content[1] } == [101, 105, 110])
+        #expect(c.queries.lostFrames.map { a.messages[$0 - 1].content[3] } == [3, 7])
+        #expect(c.answers.lostFrames.map { b.messages[$0 - 1].content[3] } == [101, 105, 110])
         #expect(c.offsetBasis == .bothDirections)
         let o = try #require(c.offset)
         // NTP: θ = 5 + (2 ms − 4 ms) / 2; each way then measures 3 ms.
@@ -98,10 +99,10 @@ struct CaptureComparisonTests {
         var a2 = a
         var b2 = b
         b2.append(
-            ObservedMessage(frame: 99, time: 100.5 + 5, content: [0x84, 200], source: tv, ttl: 255, host: tv),
+            ObservedMessage(frame: 99, time: 100.5 + 5, content: [0, 0, 0x84, 200], source: tv, ttl: 255, host: tv),
             kind: .response, friendlyName: nil)
         a2.append(
-            ObservedMessage(frame: 99, time: 100.501, content: [0x84, 200], source: tv, ttl: 255, host: tv),
+            ObservedMessage(frame: 99, time: 100.501, content: [0, 0, 0x84, 200], source: tv, ttl: 255, host: tv),
             kind: .response, friendlyName: nil)
         let c = try CaptureComparison.compare(a2, b2).get()
         #expect(c.queries.arrived == 0 && c.queries.lost == 10)
@@ -141,11 +142,12 @@ struct CaptureComparisonTests {
         var (a, b) = scenario()
         // The TV queries too (Cast devices look for their groups), seen in A.
         a.append(
-            ObservedMessage(frame: 50, time: 105.5, content: [0, 250], source: tv, ttl: 255, host: tv), kind: .query,
+            ObservedMessage(frame: 50, time: 105.5, content: [0, 0, 0, 250], source: tv, ttl: 255, host: tv),
+            kind: .query,
             friendlyName: nil)
         // Another phone's queries in A.
         a.append(
-            ObservedMessage(frame: 51, time: 106.5, content: [0, 251], source: "192.0.2.11", ttl: 255),
+            ObservedMessage(frame: 51, time: 106.5, content: [0, 0, 0, 251], source: "192.0.2.11", ttl: 255),
             kind: .query, friendlyName: nil)
         let all = try CaptureComparison.compare(a, b).get()
         #expect(Set(all.senders.map(\.host)) == [phone, "192.0.2.11"])
@@ -178,14 +180,44 @@ struct CaptureComparisonTests {
         #expect(c.changedCopies.count == 10 && c.changedCopies[0].sourceB == "198.51.100.1")
     }
 
+    @Test("a relay that rebuilds queries and adds known answers from its cache is named in the finding")
+    func knownAnswersAdded() throws {
+        // A DNS header: ID, flags, QDCOUNT 1, ANCOUNT `answers`; the rest stands for the question.
+        func query(_ id: UInt8, answers: UInt8) -> [UInt8] { [0, id, 0, 0, 0, 1, 0, answers, 0, 0, 0, 0, 7] }
+        var a = CompareSide(shownName: "a")
+        var b = CompareSide(shownName: "b")
+        for i in 0..<4 {
+            let t = 10 + Double(i)
+            a.append(
+                ObservedMessage(
+                    frame: i + 1, time: t, content: query(UInt8(i + 1), answers: 0), source: phone, ttl: 255,
+                    canonical: "Q cast"), kind: .query, friendlyName: nil)
+            // The reflector's copy: ID 0, and from the second on, the device's PTR as a known answer.
+            b.append(
+                ObservedMessage(
+                    frame: i + 1, time: t + 0.001, content: query(0, answers: i == 0 ? 0 : 1), source: "198.51.100.1",
+                    ttl: 255, canonical: "Q cast"), kind: .query, friendlyName: nil)
+        }
+        for s in [0, 1] {
+            var side = s == 0 ? a : b
+            side.start = 9
+            side.end = 20
+            if s == 0 { a = side } else { b = side }
+        }
+        let c = try CaptureComparison.compare(a, b).get()
+        #expect(c.queries.arrived == 4 && c.queries.reencoded == 4 && c.queries.knownAnswersAdded == 3)
+        let f = try #require(c.findings.first { $0.finding.code == .compareReflector })
+        #expect(f.finding.detail.contains("known answers from its own cache to 3 relayed queries"))
+    }
+
     @Test("multicast answers lost while unicast ones arrive: the advice names isolation")
     func unicastOnly() throws {
         var (a, b) = scenario(lostR: [0, 1, 2, 3, 4, 5, 6, 7])
         // Answers 9 and 10 were unicast, and arrived.
-        for i in b.messages.indices where [109, 110].contains(b.messages[i].content[1]) {
+        for i in b.messages.indices where [109, 110].contains(b.messages[i].content[3]) {
             b.messages[i].multicast = false
         }
-        for i in a.messages.indices where [109, 110].contains(a.messages[i].content[1]) {
+        for i in a.messages.indices where [109, 110].contains(a.messages[i].content[3]) {
             a.messages[i].multicast = false
         }
         let c = try CaptureComparison.compare(a, b).get()

@@ -81,4 +81,26 @@ struct MessageMatcherTests {
         #expect(r.unmatchedA == [3])
         #expect(r.pairs.count == 10)
     }
+
+    @Test("a relay delaying 300 ms, with one answer repeated 0.2 to 0.7 s apart: each copy pairs with its own")
+    func delayedRepeats() {
+        // The device's identical answer (in B, sent) at irregular times, the sender's distinct
+        // queries (in A, sent); each arrives 300 ms later on the other side, clocks agreeing.
+        let answers: [Double] = [0.0, 0.7, 1.5, 1.7, 2.4, 3.0, 3.1, 3.8, 4.5, 4.7, 5.4, 6.0, 6.2]
+        let queries: [Double] = (0..<8).map { Double($0) * 0.7 + 0.05 }
+        func q(_ f: Int, _ t: Double, _ id: UInt8) -> ObservedMessage {
+            ObservedMessage(frame: f, time: t, content: [0, id, 0x00, 0], source: "192.0.2.10", ttl: 255)
+        }
+        func r(_ f: Int, _ t: Double) -> ObservedMessage {
+            ObservedMessage(frame: f, time: t, content: [0, 0, 0x84, 0], source: "198.51.100.20", ttl: 255)
+        }
+        var a = queries.enumerated().map { q($0.offset + 1, 100 + $0.element, UInt8($0.offset + 1)) }
+        var b = queries.enumerated().map { q($0.offset + 1, 100 + $0.element + 0.3, UInt8($0.offset + 1)) }
+        a += answers.enumerated().map { r(100 + $0.offset, 100 + $0.element + 0.3) }
+        b += answers.enumerated().map { r(100 + $0.offset, 100 + $0.element) }
+        let match = MessageMatcher.match(a, b)
+        #expect(match.pairs.count == queries.count + answers.count)
+        // Same frame numbers on both sides mean each message found its own copy.
+        #expect(match.pairs.allSatisfy { a[$0.a].frame == b[$0.b].frame })
+    }
 }

@@ -109,6 +109,11 @@ extension CaptureComparison {
         return .success(result)
     }
 
+    /// A DNS message's answer count (ANCOUNT), 0 for fewer than 12 bytes.
+    static func answerCount(_ bytes: [UInt8]) -> Int {
+        bytes.count >= 12 ? Int(bytes[6]) << 8 | Int(bytes[7]) : 0
+    }
+
     /// The hosts that sent messages of `kind` in `side`, most messages first.
     static func hosts(of side: CompareSide, kind: CastMessageKind) -> [String] {
         var counts: [String: Int] = [:]
@@ -177,6 +182,7 @@ extension CaptureComparison {
                 if other.source != m.source { t.sourceChanged += 1 }
                 if other.ttl != m.ttl { t.ttlChanged += 1 }
                 if p.reencoded { t.reencoded += 1 }
+                if kind == .query, answerCount(other.content) > answerCount(m.content) { t.knownAnswersAdded += 1 }
             }
         }
         t.delay = Summary(arrivedDelays)

@@ -106,6 +106,10 @@ public struct DirectionTraffic: Sendable, Hashable {
     public var sourceChanged = 0
     public var ttlChanged = 0
     public var reencoded = 0
+    /// Queries whose copy carries more known answers than the original: a relay added them
+    /// from its own cache (avahi's reflector does), and a device that finds its records
+    /// listed stays silent (RFC 6762 §7.1).
+    public var knownAnswersAdded = 0
     /// Multicast and unicast messages apart (seen, arrived).
     public var multicastSeen = 0
     public var multicastArrived = 0

@@ -208,6 +208,14 @@ public enum CompareRules {
         }
         if ttlCount > 0 { parts.append("\(Wording.count(ttlCount, "copy", "copies")) with another IP TTL") }
         if rebuilt > 0 { parts.append("\(Wording.count(rebuilt, "copy", "copies")) rebuilt with other bytes") }
+        let added = c.queries.knownAnswersAdded
+        var knownAnswers = ""
+        if added > 0 {
+            knownAnswers =
+                " The relay added known answers from its own cache to \(Wording.count(added, "relayed query", "relayed queries")): "
+                + "a Cast device that finds its own records listed there stays silent (RFC 6762 §7.1), so behind "
+                + "this relay the sender may learn of devices only from their announcements."
+        }
         let title =
             sourceCount > 0
             ? "A reflector between the two points relays the Cast messages"
@@ -218,7 +226,7 @@ public enum CompareRules {
                     code: .compareReflector, severity: .info, title: title,
                     detail: "Of the messages that reached the other point, " + Wording.list(parts) + ". "
                         + "\(c.queries.changed) of them are the sender's queries, \(c.answers.changed) the devices' "
-                        + "answers.",
+                        + "answers." + knownAnswers,
                     advice: "An mDNS reflector or gateway joins the two segments. It is what makes discovery work "
                         + "across them; check it relays both ways, and that relayed queries reach the devices from "
                         + "an address on their own subnet: Cast devices ignore queries from off-subnet sources."),

@@ -26,6 +26,9 @@ public struct ObservedMessage: Sendable, Hashable {
     /// avahi's reflector rebuilt is still recognised. `nil` when not known.
     public var canonical: String?
 
+    /// The DNS QR bit (a response), from the bytes.
+    public var isResponse: Bool { content.count > 2 && content[2] & 0x80 != 0 }
+
     public init(
         frame: Int, time: Double, content: [UInt8], source: String, ttl: UInt8, family: UInt8 = 4,
         multicast: Bool = true, host: String? = nil, canonical: String? = nil
@@ -88,9 +91,9 @@ public struct MessageMatch: Sendable {
 ///
 /// Payloads repeat byte for byte (a device sends the same answer several times), so content
 /// alone does not make a pair: content and time together do. First the clock offset is
-/// estimated from the nearest same-content message in B of each message of A (within
-/// `maximumSkew`); the median of those differences is robust to the repeats paired wrongly.
-/// Then, content by content, the messages are paired in time order, each with the nearest
+/// estimated, for queries and for responses apart (their delays go opposite ways), as the
+/// densest cluster of differences between each message of A and its few nearest same-content
+/// copies in B (within `maximumSkew`): the right copies agree, repeats do not. Then, content by content, the messages are paired in time order, each with the nearest
 /// unpaired copy in B whose offset-corrected time is within `window` of it (copies before it
 /// are left for no one), so each message is used once and no pair crosses another. What
 /// stays unpaired is then paired the same way by canonical form (a reflector that rebuilds
@@ -106,16 +109,19 @@ public enum MessageMatcher {
         let canonical: (ObservedMessage) -> Key? = { m in
             m.canonical.map { Key(family: m.family, bytes: [], text: $0) }
         }
-        // 1. The offset from each A message's nearest same-content copy in B (by canonical
-        // form when no bytes match at all).
-        guard
-            let estimate = estimateOffset(a, b, key: bytes, maximumSkew: maximumSkew)
-                ?? estimateOffset(a, b, key: canonical, maximumSkew: maximumSkew)
-        else {
+        // 1. The offset, for queries and for responses apart: they travel opposite ways, so
+        // one direction's delay adds to the clock difference and the other's subtracts.
+        func groupEstimate(_ group: Bool) -> Double? {
+            estimateOffset(a, b, key: bytes, group: group, maximumSkew: maximumSkew)
+                ?? estimateOffset(a, b, key: canonical, group: group, maximumSkew: maximumSkew)
+        }
+        let (queries, responses) = (groupEstimate(false), groupEstimate(true))
+        guard let any = queries ?? responses else {
             return MessageMatch(
                 pairs: [], unmatchedA: Array(a.indices).sorted { a[$0].time < a[$1].time },
                 unmatchedB: Array(b.indices).sorted { b[$0].time < b[$1].time }, offset: nil)
         }
+        let estimate: (ObservedMessage) -> Double = { m in (m.isResponse ? responses : queries) ?? any }
 
         // 2. Key by key, in time order: the same bytes first, then the same records.
         var usedA = Set<Int>()
@@ -155,17 +161,25 @@ public enum MessageMatcher {
         var text: String?
     }
 
-    /// The median of each A message's nearest same-key copy in B, or `nil` when none has one.
+    /// The clock offset `tB − tA` most of A's messages of one group (queries or responses)
+    /// agree on, or `nil` when none has a copy in B.
+    ///
+    /// Each message's few nearest same-key copies in B give candidate differences; the right
+    /// ones agree with each other, while a repeat of the same bytes gives a difference off by
+    /// its own interval. So the estimate is the median of the densest ``resolution``-wide
+    /// cluster of candidates, not of each message's nearest copy (which a relay's delay longer
+    /// than half a repeat interval turns into the wrong one).
     static func estimateOffset(
-        _ a: [ObservedMessage], _ b: [ObservedMessage], key: (ObservedMessage) -> Key?, maximumSkew: Double
+        _ a: [ObservedMessage], _ b: [ObservedMessage], key: (ObservedMessage) -> Key?, group: Bool,
+        maximumSkew: Double
     ) -> Double? {
-        // Each key's copies in B as sorted times: the nearest is found by binary search (a
-        // flood of identical queries must not make this quadratic).
+        // Each key's copies in B as sorted times, found by binary search (a flood of identical
+        // queries must not make this quadratic).
         var byKey: [Key: [Double]] = [:]
-        for m in b { if let k = key(m) { byKey[k, default: []].append(m.time) } }
+        for m in b where m.isResponse == group { if let k = key(m) { byKey[k, default: []].append(m.time) } }
         for k in byKey.keys { byKey[k]!.sort() }
         var differences: [Double] = []
-        for m in a {
+        for m in a where m.isResponse == group {
             guard let k = key(m), let times = byKey[k] else { continue }
             var low = 0
             var high = times.count
@@ -173,21 +187,33 @@ public enum MessageMatcher {
                 let mid = (low + high) / 2
                 if times[mid] < m.time { low = mid + 1 } else { high = mid }
             }
-            var best: Double?
-            for j in [low - 1, low] where j >= 0 && j < times.count {
+            for j in max(0, low - candidatesEachSide)..<min(times.count, low + candidatesEachSide) {
                 let d = times[j] - m.time
-                if abs(d) <= maximumSkew, best.map({ abs(d) < abs($0) }) ?? true { best = d }
+                if abs(d) <= maximumSkew { differences.append(d) }
             }
-            if let best { differences.append(best) }
         }
-        return differences.isEmpty ? nil : median(differences)
+        guard !differences.isEmpty else { return nil }
+        differences.sort()
+        // The densest window: two pointers over the sorted differences.
+        var best = (start: 0, count: 0)
+        var start = 0
+        for end in differences.indices {
+            while differences[end] - differences[start] > resolution { start += 1 }
+            if end - start + 1 > best.count { best = (start, end - start + 1) }
+        }
+        return median(Array(differences[best.start..<(best.start + best.count)]))
     }
+
+    /// How many same-key copies before and after a message are candidates for the offset.
+    static let candidatesEachSide = 3
+    /// The width of the cluster of candidate offsets, in seconds.
+    static let resolution = 0.05
 
     /// Pairs the messages not used yet, key by key, each with the nearest unused copy within
     /// `window` of its offset-corrected time.
     static func pairUp(
-        _ a: [ObservedMessage], _ b: [ObservedMessage], key: (ObservedMessage) -> Key?, estimate: Double,
-        window: Double, usedA: inout Set<Int>, usedB: inout Set<Int>
+        _ a: [ObservedMessage], _ b: [ObservedMessage], key: (ObservedMessage) -> Key?,
+        estimate: (ObservedMessage) -> Double, window: Double, usedA: inout Set<Int>, usedB: inout Set<Int>
     ) -> [MessagePair] {
         var inB: [Key: [Int]] = [:]
         for (j, m) in b.enumerated() where !usedB.contains(j) {
@@ -203,7 +229,7 @@ public enum MessageMatcher {
             let copies = unsorted.sorted { b[$0].time < b[$1].time }
             var next = 0
             for i in indices.sorted(by: { a[$0].time < a[$1].time }) {
-                let t = a[i].time + estimate
+                let t = a[i].time + estimate(a[i])
                 // Copies too early for this message can match no later one either.
                 while next < copies.count, b[copies[next]].time < t - window { next += 1 }
                 // The nearest copy within the window: a repeat a second later is not this message's.
