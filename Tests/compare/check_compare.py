@@ -2,7 +2,7 @@
 """Checks for Tests/compare/run.sh (python3 stdlib + tshark).
 
   check_compare.py truth LABEL --a A.pcap --b B.pcap --sender IP --device IP [--nft NFT.json]
-                   [--relay-a IP --relay-b IP] --out TRUTH.json
+                   [--relay-a IP --relay-b IP [--relay-delay MS [--relay-log LOG]]] --out TRUTH.json
       The ground truth of one two-point capture, and its own sanity: A is the sender's eth0,
       B the device's.  Every UDP 5353 frame from the sender must be a Cast query, every one
       from the device a Cast response (as castscope's CastMessageKind defines them), and
@@ -16,9 +16,15 @@
       tshark's counts of `ip.src==...` must agree with this reader.  Writes TRUTH.json with the
       counters and the numbers a `compare` report must give.  Without --nft (the reflector),
       it describes the relay's copies (source, IP TTL, ID, same bytes or not) in `# ` notes and
-      in TRUTH.json["reflected"].
-  check_compare.py report LABEL REPORT.json TRUTH.json --expect loss|noloss|reflector
-      `castscope compare --format json` of A B against TRUTH.json.
+      in TRUTH.json["reflected"].  With --relay-delay MS (the relay is `mdns_peer.py relay`), it
+      checks instead that every sender's query reached B and every device's response reached A
+      as the relay's byte-identical copy, exactly one each, MS (up to +100) ms later, and nothing
+      was relayed back (and, with --relay-log, that the relay's own counts are those copies);
+      TRUTH.json["relayed"] has the delays measured in the pcaps.
+  check_compare.py report LABEL REPORT.json TRUTH.json --expect loss|noloss|reflector|delay|nodelay
+      `castscope compare --format json` of A B against TRUTH.json (delay/nodelay: across the
+      relay, nothing lost, every copy changed in source only, both-directions clock offset, the
+      p50 delays, COMPARE_LARGE_DELAY present or absent).
   check_compare.py same LABEL R1.json R2.json
       two reports give the same numbers (e.g. with and without --sender/--device).
   check_compare.py text LABEL REPORT.txt TRUTH.json
@@ -55,10 +61,13 @@ from checks import say  # noqa: E402  (Tests/lib/checks.py)
 # report's JSON keys directly.
 K = {
     "mode": "mode", "senders": "senders", "devices": "devices", "clockOffset": "clockOffsetMs",
+    "clockOffsetBasis": "clockOffsetBasis", "clockOffsetSpread": "clockOffsetSpreadMs", "matchedPairs": "matchedPairs",
     "queries": "queries", "answers": "answers", "findings": "findings",
     # two-points: queries / answers
     "seen": "seen", "arrived": "arrived", "lost": "lost", "changed": "changed",
     "lostFrames": "lostFrames", "delay": "delayMs", "p50": "p50", "outsideOverlap": "outsideOverlap",
+    "sourceChanged": "sourceChanged", "ttlChanged": "ttlChanged", "reencoded": "reencoded",
+    "knownAnswersAdded": "knownAnswersAdded",
     # senders[] / devices[]
     "addresses": "addresses", "name": "name", "id": "id",
     # findings[]
@@ -365,10 +374,109 @@ def cmd_truth(a):
             "queries": {"seen": qd + qp, "arrived": qp, "lost": qd, "lostFrames": lost},
             "answers": {"seen": ad + ap, "arrived": ap, "lost": ad, "lostFrames": lost_r, "ambiguousFrames": twins},
         }
+    elif a.relay_delay is not None:
+        truth["relayed"] = relayed(L, a, A, B, q_a, r_b, q_b, r_a)
+        if a.relay_log:
+            check_relay_log(L, a.relay_log, truth["relayed"])
+        truth["expected"] = {side: {k: truth["relayed"][side][k] for k in (
+            "seen", "arrived", "lost", "sourceChanged", "ttlChanged", "delayP50Ms")} for side in ("queries", "answers")}
     else:
         truth["expected"] = {"queries": {"seen": len(q_a)}, "answers": {"seen": len(r_b)}}
         truth["reflected"] = reflected(L, a, A, B, q_a, r_b)
     json.dump(truth, open(a.out, "w"), indent=2)
+
+
+def nearest_rank(values, p):
+    """The p quantile (0..1) by nearest rank, as compare's delay summary; None for no values."""
+    s = sorted(values)
+    if not s:
+        return None
+    return s[max(0, min(len(s) - 1, -(-int(p * 100) * len(s) // 100) - 1))]
+
+
+def check_relay_log(L, path, rel):
+    """The relay's own count (`relayed a->b N, b->a M, own K, late max X ms`, its last line) against the pcaps."""
+    import re
+    lines = [ln for ln in open(path, errors="replace").read().splitlines() if ln.startswith("relayed ")]
+    m = re.match(r"relayed a->b (\d+), b->a (\d+), own (\d+), late max ([\d.]+) ms", lines[-1] if lines else "")
+    if not say(bool(m), f"{L}: the relay printed its counts", f"log {os.path.basename(path)}: {lines[-1:]}"):
+        return
+    ab, ba, own, late = int(m[1]), int(m[2]), int(m[3]), float(m[4])
+    say(ab == rel["queries"]["copies"] and ba == rel["answers"]["copies"],
+        f"{L}: the relay's counts (a->b {ab}, b->a {ba}) are the copies in the pcaps",
+        f"pcaps: {rel['queries']['copies']} in B, {rel['answers']['copies']} in A")
+    say(own == 0, f"{L}: the relay heard none of its own packets (IP_MULTICAST_LOOP 0)", f"own {own}")
+    print(f"# {L}: relay: a->b {ab}, b->a {ba}, own {own}, at most {late} ms after the due time", flush=True)
+
+
+def relayed(L, a, A, B, q_a, r_b, q_b, r_a):
+    """The user-space relay (mdns_peer.py relay): the truth is that every message crossed.
+
+    Checks, in the pcaps, that the sender's queries reach B only as the relay's copies (from
+    relay_b) and the device's responses reach A only as copies from relay_a; that every copy is
+    the SAME bytes as an original; that each original has exactly one copy (per payload, the
+    k-th copy is the k-th original's: the relay is FIFO with one fixed delay), sent
+    --relay-delay ms later (up to +100 ms of scheduling); that nothing is relayed back onto the
+    side it came from (no relay copy of a response in B, of a query in A) and no copy is relayed
+    again.  Returns per direction: seen = arrived = originals, lost 0, the delays and their p50.
+    """
+    d_ms, slack = a.relay_delay, 100.0
+    out = {}
+    say(not q_b, f"{L}: B holds none of the sender's own packets (another subnet: only the relay's copies)",
+        f"{len(q_b)}")
+    say(not r_a, f"{L}: A holds none of the device's own packets (another subnet: only the relay's copies)",
+        f"{len(r_a)}")
+    for what, kind, orig, here, there, relay in (
+            ("queries", "query", q_a, A, B, a.relay_b),
+            ("answers", "response", r_b, B, A, a.relay_a)):
+        copies = [f for f in there if f.src == relay]
+        wrong = [f.no for f in copies if f.kind != kind]
+        say(not wrong, f"{L}: {what}: every frame from {relay} on the far side is a Cast {kind} (nothing relayed "
+            "back onto the side it came from)", f"frames {wrong[:10]}")
+        # (a copy sent back onto the originals' side would come from back_relay there, and fail the
+        # other direction's "every frame from ..." check; from this address it would be misrouted)
+        back = [f.no for f in here if f.src == relay]
+        say(not back, f"{L}: {what}: no frame from {relay} on the originals' side", f"frames {back[:10]}")
+        foreign = [f.no for f in copies if f.payload not in {o.payload for o in orig}]
+        say(not foreign, f"{L}: {what}: every copy from {relay} has the same bytes as one of the originals",
+            f"frames {foreign[:10]}")
+        # FIFO per payload: the k-th copy of a payload is the k-th original's
+        by_payload = {}
+        for o in orig:
+            by_payload.setdefault(o.payload, ([], []))[0].append(o)
+        for c in copies:
+            if c.payload in by_payload:
+                by_payload[c.payload][1].append(c)
+        pairs, unpaired, extra = [], [], []
+        for os_, cs in by_payload.values():
+            pairs += list(zip(os_, cs))
+            unpaired += [o.no for o in os_[len(cs):]]
+            extra += [c.no for c in cs[len(os_):]]
+        say(not unpaired and not extra and len(copies) == len(orig),
+            f"{L}: {what}: each of the {len(orig)} originals has exactly one copy from {relay} ({len(copies)})",
+            f"originals without copy {unpaired[:10]}, extra copies {extra[:10]}")
+        delays = sorted(round((c.t - o.t) * 1000, 3) for o, c in pairs)
+        bad = [(o.no, c.no, round((c.t - o.t) * 1000, 3)) for o, c in pairs
+               if not d_ms - 1.0 <= (c.t - o.t) * 1000 <= d_ms + slack]
+        say(not bad, f"{L}: {what}: every copy was sent {d_ms:g} ms after its original (up to +{slack:g} ms)",
+            f"(frame A/B, ms) {bad[:8]}")
+        ttl_changed = sum(1 for o, c in pairs if o.ttl != c.ttl)
+        say(all(c.ttl == 255 for c in copies) and all(c.sport == 5353 and c.dst == "224.0.0.251" for c in copies),
+            f"{L}: {what}: the copies go from {relay}:5353 to 224.0.0.251:5353 with IP TTL 255",
+            f"TTLs {sorted({c.ttl for c in copies})}, ports {sorted({c.sport for c in copies})}, "
+            f"to {sorted({c.dst for c in copies})}")
+        p50 = nearest_rank(delays, 0.5)
+        out[what] = {
+            "relay": relay, "originals": len(orig), "copies": len(copies),
+            "seen": len(orig), "arrived": len(pairs), "lost": len(orig) - len(pairs),
+            "sourceChanged": sum(1 for o, c in pairs if o.src != c.src), "ttlChanged": ttl_changed,
+            "delaysMs": delays, "delayP50Ms": p50,
+        }
+        print(f"# {L}: {what}: {len(orig)} originals, {len(copies)} byte-identical copies from {relay}, "
+              f"delay (pcaps) min {delays[0] if delays else '-'} p50 {p50 if p50 is not None else '-'} "
+              f"p90 {nearest_rank(delays, 0.9) if delays else '-'} max {delays[-1] if delays else '-'} ms, "
+              f"IP TTL {sorted({c.ttl for c in copies})} (originals {sorted({o.ttl for o in orig})})", flush=True)
+    return out
 
 
 def reflected(L, a, A, B, q_a, r_b):
@@ -496,6 +604,9 @@ def cmd_report(a):
         print(f"# {L}: report: answers {show(get(r, 'answers'))}", flush=True)
         print(f"# {L}: report: findings {finding_codes(r)}", flush=True)
         return
+    if a.expect in ("delay", "nodelay"):
+        check_relay(L, r, t, a.expect == "delay")
+        return
     for side in ("queries", "answers"):
         for k in ("seen", "arrived", "lost"):
             eq(L, f"{side}.{k} (nft counters)", get(r, side, k), e[side][k])
@@ -531,12 +642,78 @@ def cmd_report(a):
     say(is_num(off) and abs(off) < 50, f"{L}: |clockOffsetMs| < 50 (one kernel clock)", f"got {show(off)}")
     check_roles(L, r, t)
     if a.expect == "loss":
-        has_finding(L, r, "COMPARE_QUERIES_LOST", LOST_SEVERITIES)
-        has_finding(L, r, "COMPARE_ANSWERS_LOST", LOST_SEVERITIES)
+        # The severity follows docs/compare.md from the counters: nothing arrived is an error,
+        # 20 % or more a warning, less a note (or a warning when the last ones all died).
+        for side, code in (("queries", "COMPARE_QUERIES_LOST"), ("answers", "COMPARE_ANSWERS_LOST")):
+            seen, lost = e[side]["seen"], e[side]["lost"]
+            if lost == 0:
+                no_finding(L, r, code)
+            elif lost == seen:
+                has_finding(L, r, code, ("error",))
+            elif lost * 100 >= 20 * seen:
+                has_finding(L, r, code, LOST_SEVERITIES)
+            else:
+                has_finding(L, r, code, ("info", "warning"))
     else:
         has_finding(L, r, "COMPARE_OK")
         no_finding(L, r, "COMPARE_QUERIES_LOST")
         no_finding(L, r, "COMPARE_ANSWERS_LOST")
+
+
+DELAY_P50_MS = (280, 400)  # the relay's 300 ms plus scheduling
+NODELAY_P50_MS = 50        # the same relay with --delay-ms 0
+DELAY_VS_PCAP_MS = 5       # compare's p50 against the pcaps' (both directions: off by half their difference)
+
+
+def check_relay(L, r, t, delayed):
+    """Across mdns_peer.py relay (same bytes, other source, a fixed delay): everything arrived."""
+    e = t["expected"]
+    for side in ("queries", "answers"):
+        seen, arrived = get(r, side, "seen"), get(r, side, "arrived")
+        eq(L, f"{side}.seen (the originals in the pcaps)", seen, e[side]["seen"])
+        say(is_int(arrived) and arrived == seen, f"{L}: {side}.arrived == {side}.seen (nothing lost)",
+            f"arrived {show(arrived)}, seen {show(seen)}")
+        eq(L, f"{side}.arrived (every original has its copy in the pcaps)", arrived, e[side]["arrived"])
+        eq(L, f"{side}.lost", get(r, side, "lost"), 0)
+        v = get(r, side, "outsideOverlap")
+        if v is not MISSING:
+            eq(L, f"{side}.outsideOverlap (the captures are bracketed by markers)", v, 0)
+        for k in ("changed", "sourceChanged"):
+            say(is_int(get(r, side, k)) and get(r, side, k) == arrived,
+                f"{L}: {side}.{k} == {side}.arrived (every copy from the relay's address)",
+                f"{k} {show(get(r, side, k))}, arrived {show(arrived)}")
+        eq(L, f"{side}.reencoded (the relay keeps the bytes)", get(r, side, "reencoded"), 0)
+        eq(L, f"{side}.ttlChanged (IP TTL 255 before and after the relay)", get(r, side, "ttlChanged"),
+           e[side]["ttlChanged"])
+        v = get(r, side, "knownAnswersAdded")
+        if v is not MISSING:
+            eq(L, f"{side}.knownAnswersAdded", v, 0)
+        p50, truth = get(r, side, "delay", "p50"), e[side]["delayP50Ms"]
+        if delayed:
+            lo, hi = DELAY_P50_MS
+            say(is_num(p50) and lo <= p50 <= hi, f"{L}: {side}.delayMs.p50 in [{lo}, {hi}]", f"got {show(p50)}")
+        else:
+            say(is_num(p50) and 0 <= p50 < NODELAY_P50_MS, f"{L}: {side}.delayMs.p50 in [0, {NODELAY_P50_MS})",
+                f"got {show(p50)}")
+        say(is_num(p50) and truth is not None and abs(p50 - truth) <= DELAY_VS_PCAP_MS,
+            f"{L}: {side}.delayMs.p50 within {DELAY_VS_PCAP_MS} ms of the pcaps' p50 ({truth} ms)",
+            f"got {show(p50)}")
+        print(f"# {L}: report: {side} delayMs {show(get(r, side, 'delay'))}", flush=True)
+    basis = get(r, "clockOffsetBasis")
+    eq(L, "clockOffsetBasis", basis, "both-directions")
+    off = get(r, "clockOffset")
+    say(is_num(off) and abs(off) < 50, f"{L}: |clockOffsetMs| < 50 (one kernel clock)", f"got {show(off)}")
+    check_roles(L, r, t)
+    has_finding(L, r, "COMPARE_REFLECTOR", ("info",))
+    if delayed:
+        has_finding(L, r, "COMPARE_LARGE_DELAY", ("warning",))
+    else:
+        no_finding(L, r, "COMPARE_LARGE_DELAY")
+    no_finding(L, r, "COMPARE_QUERIES_LOST")
+    no_finding(L, r, "COMPARE_ANSWERS_LOST")
+    has_finding(L, r, "COMPARE_OK")
+    print(f"# {L}: report: clockOffsetMs {show(off)}, spread {show(get(r, 'clockOffsetSpread'))}, "
+          f"basis {show(basis)}, matchedPairs {show(get(r, 'matchedPairs'))}; findings {finding_codes(r)}", flush=True)
 
 
 def numbers(r):
@@ -626,7 +803,16 @@ def cmd_schema(a):
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
     errors = list(cls(schema).iter_errors(json.load(open(a.file))))
-    detail = "; ".join("%s: %s" % ("/".join(map(str, e.absolute_path)), e.message[:150]) for e in errors[:3])
+    # inside a oneOf (two-points | before-after) the deepest error names the real problem, not
+    # "... is not valid under any of the given schemas"
+    def leaves(errs):
+        for e in errs:
+            if e.context:
+                yield from leaves(e.context)
+            else:
+                yield e
+    deepest = sorted(leaves(errors), key=lambda e: -len(e.absolute_path))[:3]
+    detail = "; ".join("%s: %s" % ("/".join(map(str, e.absolute_path)), e.message[:150]) for e in deepest)
     say(not errors, f"{a.label}: the JSON is valid against {os.path.basename(a.schema)}", detail)
 
 
@@ -642,13 +828,15 @@ def main():
     s.add_argument("--nft")
     s.add_argument("--relay-a")
     s.add_argument("--relay-b")
+    s.add_argument("--relay-delay", type=float, help="ms: the relay is mdns_peer.py relay (same bytes, this delay)")
+    s.add_argument("--relay-log", help="with --relay-delay: the relay's log, its counts against the pcaps")
     s.add_argument("--out", required=True)
     s.set_defaults(fn=cmd_truth)
     s = sub.add_parser("report")
     s.add_argument("label")
     s.add_argument("report")
     s.add_argument("truth")
-    s.add_argument("--expect", choices=("loss", "noloss", "reflector"), required=True)
+    s.add_argument("--expect", choices=("loss", "noloss", "reflector", "delay", "nodelay"), required=True)
     s.set_defaults(fn=cmd_report)
     s = sub.add_parser("same")
     s.add_argument("label")

@@ -4,6 +4,8 @@
   mdns_peer.py querier   --ip ADDR [--count N] [--interval S] [--repeat-every K]
   mdns_peer.py responder --ip ADDR --a-record ADDR --id HEX32 --uuid UUID --name NAME
                          [--announce-interval S]
+  mdns_peer.py relay     --a-if IF --a-ip ADDR --b-if IF --b-ip ADDR [--delay-ms MS]
+  mdns_peer.py marker    --ip ADDR --to BROADCAST
 
 Both bind 0.0.0.0:5353 (SO_REUSEADDR), join 224.0.0.251 on the interface holding --ip, and
 send to 224.0.0.251:5353 from port 5353 with IP_MULTICAST_TTL 255 and IP_MULTICAST_LOOP 0.
@@ -23,14 +25,29 @@ responder  answers each Cast PTR query it receives with one multicast response, 
            <uuid>.local), TXT (id, fn, md, ca, st, rs, ve, ic) and A.  It never sends a query
            and runs until SIGTERM/SIGINT, then prints `answered N, announced M`.
 
+relay      an mDNS relay between two interfaces of one host, with a fixed delay (the
+           kernel has no netem, so the delay is made here): one socket per side, bound to
+           0.0.0.0:5353 and to that interface (SO_BINDTODEVICE, IP_MULTICAST_ALL 0), joined to
+           224.0.0.251 there, IP_MULTICAST_LOOP 0 and IP_MULTICAST_TTL 255.  Each datagram
+           received on one side is sent --delay-ms (300) later, the SAME payload bytes, on the
+           OTHER side only, to 224.0.0.251:5353 from port 5353 and that side's address (--a-ip
+           or --b-ip): a timer queue (heap by due time, FIFO for equal times), so receiving never
+           waits for sending and the order is kept.  It never relays a datagram back onto the
+           interface it came from, and drops (without relaying) any datagram whose source is
+           one of its own addresses.  Runs until SIGTERM/SIGINT, sends what is still queued
+           (each at its time, at most --delay-ms more), then prints
+           `relayed a->b N, b->a M, own K, late max X ms` (late: how much after its due time
+           the latest datagram went out).  It prints `ready` once both sockets are set up.
 marker     sends one UDP datagram from --ip port 9 to --to (a subnet broadcast) port 9, not
            mDNS: run.sh sends one from each side before and after the traffic, so that each
            capture's first and last record brackets every Cast message (compare counts a
            message as lost only while the other capture was running: first to last record).
 
-Both print `ready` once the socket is set up (run.sh waits for it).
+The querier and the responder print `ready` once the socket is set up (run.sh waits for it).
 """
 import argparse
+import heapq
+import select
 import signal
 import socket
 import struct
@@ -174,6 +191,78 @@ def run_responder(a):
             counts["answered"] += 1
 
 
+IP_MULTICAST_ALL = getattr(socket, "IP_MULTICAST_ALL", 49)  # linux/in.h
+
+
+def relay_socket(ifname, ip):
+    """A socket that hears 224.0.0.251:5353 on ifname only and sends there from ip:5353."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, ifname.encode())
+    s.bind(("0.0.0.0", PORT))
+    # only the groups joined on this socket (by default a socket hears a group joined by any)
+    s.setsockopt(socket.IPPROTO_IP, IP_MULTICAST_ALL, 0)
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, socket.inet_aton(GROUP) + socket.inet_aton(ip))
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(ip))
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 255)
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 0)
+    s.setblocking(False)
+    return s
+
+
+def run_relay(a):
+    delay = a.delay_ms / 1000.0
+    sides = {"a": relay_socket(a.a_if, a.a_ip), "b": relay_socket(a.b_if, a.b_ip)}
+    other = {"a": "b", "b": "a"}
+    own = {a.a_ip, a.b_ip}
+    by_fd = {s.fileno(): name for name, s in sides.items()}
+    queue = []  # (due, seq, out side, payload): heapq, FIFO for equal due times
+    counts = {"a->b": 0, "b->a": 0, "own": 0}
+    state = {"seq": 0, "late": 0.0, "stop": False}
+
+    def stop(*_):
+        state["stop"] = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    print(f"ready: {a.a_if} {a.a_ip} <-> {a.b_if} {a.b_ip}, delay {a.delay_ms:g} ms", flush=True)
+
+    def send_due(now):
+        while queue and queue[0][0] <= now:
+            due, _, out, payload = heapq.heappop(queue)
+            sides[out].sendto(payload, (GROUP, PORT))
+            counts["a->b" if out == "b" else "b->a"] += 1
+            state["late"] = max(state["late"], time.monotonic() - due)
+
+    while not state["stop"] or queue:
+        now = time.monotonic()
+        send_due(now)
+        timeout = max(0.0, queue[0][0] - time.monotonic()) if queue else 0.5
+        if state["stop"]:  # drain: no more receiving, only what is queued
+            if queue:
+                time.sleep(timeout)
+            continue
+        try:
+            ready, _, _ = select.select(list(by_fd), [], [], timeout)
+        except InterruptedError:
+            continue
+        for fd in ready:
+            side = by_fd[fd]
+            while True:
+                try:
+                    payload, (src, _) = sides[side].recvfrom(9000)
+                except (BlockingIOError, InterruptedError):
+                    break
+                t = time.monotonic()
+                if src in own:  # its own copy (IP_MULTICAST_LOOP 0 should make this never happen)
+                    counts["own"] += 1
+                    continue
+                state["seq"] += 1
+                heapq.heappush(queue, (t + delay, state["seq"], other[side], payload))
+    print(f"relayed a->b {counts['a->b']}, b->a {counts['b->a']}, own {counts['own']}, "
+          f"late max {state['late'] * 1000:.3f} ms", flush=True)
+
+
 def run_marker(a):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
@@ -197,11 +286,17 @@ def main():
     r.add_argument("--uuid", required=True)
     r.add_argument("--name", default="Living Room TV")
     r.add_argument("--announce-interval", type=float, default=1.5)
+    y = sub.add_parser("relay")
+    y.add_argument("--a-if", required=True)
+    y.add_argument("--a-ip", required=True)
+    y.add_argument("--b-if", required=True)
+    y.add_argument("--b-ip", required=True)
+    y.add_argument("--delay-ms", type=float, default=300.0)
     m = sub.add_parser("marker")
     m.add_argument("--ip", required=True)
     m.add_argument("--to", required=True)
     a = p.parse_args()
-    {"querier": run_querier, "responder": run_responder, "marker": run_marker}[a.role](a)
+    {"querier": run_querier, "responder": run_responder, "relay": run_relay, "marker": run_marker}[a.role](a)
 
 
 if __name__ == "__main__":

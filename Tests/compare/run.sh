@@ -28,7 +28,14 @@
 #   4. reflector: the sender on one bridge, the device (198.51.100.20) on another, and
 #      avahi-daemon with enable-reflector=yes between them (192.0.2.1 / 198.51.100.1), 20
 #      queries: messages arrive changed (another source), COMPARE_REFLECTOR.  What the
-#      reflector's copies looked like is written as `# ` notes.
+#      reflector's copies looked like is written as `# ` notes;
+#   5. delay: the same two subnets, avahi stopped, and in its place `mdns_peer.py relay` (the
+#      kernel has no netem: the delay is made in user space), which sends every mDNS datagram
+#      of one side, the same bytes, on the other side 300 ms later, from its own address there;
+#      20 queries.  The pcaps prove every message crossed (one byte-identical copy each, 300 ms
+#      later); compare: nothing lost, every copy sourceChanged and none reencoded, clock basis
+#      both-directions, p50 delays in [280, 400] ms, COMPARE_LARGE_DELAY and COMPARE_REFLECTOR.
+#      A control run with the relay's delay 0 (8 queries): p50 < 50 ms, no COMPARE_LARGE_DELAY.
 # The captures themselves are checked first: only Cast queries from the sender, only Cast
 # responses from the device, a marker (UDP 9, not mDNS) first and last in each so that every
 # message lies inside both captures' spans, and the nft counters add up to the pcaps.  Every JSON document
@@ -89,6 +96,9 @@ DEV_NAME="Living Room TV"
 N_LOSS=60
 N_NOLOSS=15
 N_REFL=20
+N_DELAY=20      # queries across the delaying relay (scenario 5) ...
+N_DELAY0=8      # ... and across the same relay without delay (its control)
+RELAY_DELAY=300 # ms
 QUERY_DROP=25   # % of the sender's queries the loss bridge drops
 ANSWER_DROP=40  # % of the device's answers
 
@@ -427,6 +437,41 @@ if [[ $CAPTURE_ONLY != 1 ]]; then
   keep reflector
 fi
 
-[[ -n $KEEP_DIR ]] && note "pcaps, nft counters and truth.json copied to $KEEP_DIR/{loss,noloss,reflector}"
+# =============================================================== 5. delay (a relay in user space)
+# The reflector's namespace without avahi: mdns_peer.py relay between its eth0 (192.0.2.1) and
+# eth1 (198.51.100.1) re-sends each mDNS datagram, the same bytes, on the other side after a
+# fixed delay (a timer queue; the kernel has no netem).  The truth comes from the pcaps (and
+# the relay's own counts): every message crossed, once, that much later.
+stop reflector TERM
+[[ $RC == 0 ]] || note "avahi-daemon (reflector) exit status $RC after TERM"
+
+# relay_scenario SCEN N DELAY_MS EXPECT(delay|nodelay)
+relay_scenario() {
+  local s=$1 n=$2 d=$3 expect=$4
+  spawn "$s-relay" "$NS_REFL" "$PY" "$HERE/mdns_peer.py" relay --a-if eth0 --a-ip "$REFL_A" \
+    --b-if eth1 --b-ip "$REFL_B" --delay-ms "$d"
+  wait_log "$s-relay" "^ready" 5 || abort "$s: the relay did not start: $(tail -n 3 "$T/$s-relay.log" | tr '\n' '|')"
+  two_point "$s" "$NS_RSND" "$NS_RDEV" "$n" "$SENDER4" "$RDEVICE4"
+  stop "$s-relay" TERM
+  if [[ $RC == 0 ]]; then
+    ok "$s: the relay ($d ms) ended on TERM: $(tail -n 1 "$T/$s-relay.log")"
+  else
+    fail "$s: the relay: rc=$RC, $(tail -n 3 "$T/$s-relay.log" | tr '\n' '|')"
+  fi
+  cp "$T/$s-relay.log" "$T/$s/relay.log" 2>/dev/null
+  check truth "$s" --a "$T/$s/sender.pcap" --b "$T/$s/device.pcap" --sender "$SENDER4" --device "$RDEVICE4" \
+    --relay-a "$REFL_A" --relay-b "$REFL_B" --relay-delay "$d" --relay-log "$T/$s/relay.log" --out "$T/$s/truth.json"
+  keep "$s"
+  [[ $CAPTURE_ONLY != 1 ]] || return 0
+  run_cs "$s-json" compare "$T/$s/sender.pcap" "$T/$s/device.pcap" --format json -o "$T/$s/$s.json"
+  expect_rc "$s-json" 0 "compare --format json -o across the relay ($d ms): nothing lost, no error finding"
+  check report "$s" "$T/$s/$s.json" "$T/$s/truth.json" --expect "$expect"
+  schema_check "$s" "$T/$s/$s.json"
+  keep "$s"
+}
+relay_scenario delay "$N_DELAY" "$RELAY_DELAY" delay
+relay_scenario delay0 "$N_DELAY0" 0 nodelay
+
+[[ -n $KEEP_DIR ]] && note "pcaps, nft counters and truth.json copied to $KEEP_DIR/{loss,noloss,reflector,delay,delay0}"
 note "ran for ${SECONDS}s"
 exit 0
