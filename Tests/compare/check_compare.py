@@ -52,6 +52,8 @@ import struct
 import subprocess
 import sys
 
+from mdns_peer import read_name  # the same directory: one DNS name reader for both scripts
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from checks import say  # noqa: E402  (Tests/lib/checks.py)
 
@@ -165,24 +167,6 @@ def read_pcap(path):
                 fr.kind = cast_kind(fr)
         frames.append(fr)
     return frames
-
-
-def read_name(msg, off):
-    labels, end, hops = [], None, 0
-    while True:
-        n = msg[off]
-        if n & 0xC0 == 0xC0:
-            if end is None:
-                end = off + 2
-            off = ((n & 0x3F) << 8) | msg[off + 1]
-            hops += 1
-            if hops > 30:
-                raise ValueError("pointer loop")
-            continue
-        if n == 0:
-            return ".".join(labels), (end if end is not None else off + 1)
-        labels.append(msg[off + 1:off + 1 + n].decode("utf-8", "replace"))
-        off += 1 + n
 
 
 TYPES = {1: "A", 12: "PTR", 16: "TXT", 28: "AAAA", 33: "SRV", 47: "NSEC", 255: "ANY"}
