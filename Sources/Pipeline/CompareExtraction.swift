@@ -10,8 +10,20 @@ public enum CompareExtraction {
         case .failure(let e): return .failure(e)
         case .success(var run):
             var side = CompareSide(shownName: run.shownName)
+            // Each link-layer address's text, made once.
+            var hostNames: [MACAddress: String] = [:]
             let (records, _, notes) = run.forEachPacket { packet in
-                guard let kind = CastMessageKind(packet), let message = ObservedMessage(packet) else { return }
+                guard let kind = CastMessageKind(packet) else { return }
+                var host: String?
+                if let mac = packet.sourceMAC {
+                    if let known = hostNames[mac] {
+                        host = known
+                    } else if hostNames.count < 100_000 {
+                        host = mac.description
+                        hostNames[mac] = host
+                    }
+                }
+                guard let message = ObservedMessage(packet, host: host) else { return }
                 side.append(message, kind: kind, friendlyName: kind == .response ? packet.castFriendlyName : nil)
             }
             for note in notes { notices(.warning("\(run.shownName): \(note)")) }

@@ -191,12 +191,12 @@ struct CaptureComparisonTests {
             a.append(
                 ObservedMessage(
                     frame: i + 1, time: t, content: query(UInt8(i + 1), answers: 0), source: phone, ttl: 255,
-                    canonical: "Q cast"), kind: .query, friendlyName: nil)
+                    canonical: 1), kind: .query, friendlyName: nil)
             // The reflector's copy: ID 0, and from the second on, the device's PTR as a known answer.
             b.append(
                 ObservedMessage(
                     frame: i + 1, time: t + 0.001, content: query(0, answers: i == 0 ? 0 : 1), source: "198.51.100.1",
-                    ttl: 255, canonical: "Q cast"), kind: .query, friendlyName: nil)
+                    ttl: 255, canonical: 1), kind: .query, friendlyName: nil)
         }
         for s in [0, 1] {
             var side = s == 0 ? a : b
@@ -257,12 +257,12 @@ struct MessageMatcherKeyTests {
     @Test("a copy with other bytes but the same records is paired by canonical form, marked rebuilt")
     func rebuilt() {
         let a = [
-            ObservedMessage(frame: 1, time: 0, content: [1, 2], source: "192.0.2.20", ttl: 255, canonical: "R x"),
-            ObservedMessage(frame: 2, time: 1, content: [3], source: "192.0.2.20", ttl: 255, canonical: "R y"),
+            ObservedMessage(frame: 1, time: 0, content: [1, 2], source: "192.0.2.20", ttl: 255, canonical: 2),
+            ObservedMessage(frame: 2, time: 1, content: [3], source: "192.0.2.20", ttl: 255, canonical: 3),
         ]
         let b = [
-            ObservedMessage(frame: 1, time: 0.7, content: [9, 9], source: "198.51.100.1", ttl: 255, canonical: "R x"),
-            ObservedMessage(frame: 2, time: 1.001, content: [3], source: "192.0.2.20", ttl: 255, canonical: "R y"),
+            ObservedMessage(frame: 1, time: 0.7, content: [9, 9], source: "198.51.100.1", ttl: 255, canonical: 2),
+            ObservedMessage(frame: 2, time: 1.001, content: [3], source: "192.0.2.20", ttl: 255, canonical: 3),
         ]
         let r = MessageMatcher.match(a, b)
         #expect(r.pairs.count == 2)
