@@ -108,6 +108,9 @@ public enum Wording {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// ``clock(_:)`` of a time in seconds since the epoch.
+    public static func clock(epochSeconds t: Double) -> String { clock(Timestamp(epochSeconds: t)) }
+
     // MARK: Options
 
     /// How the command line spells the option of a setting: `--max-devices` for

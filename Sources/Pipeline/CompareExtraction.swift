@@ -28,13 +28,11 @@ public enum CompareExtraction {
             }
             for note in notes { notices(.warning("\(run.shownName): \(note)")) }
             side.records = records
-            side.start = run.file.firstTimestamp.map(seconds)
-            side.end = run.file.lastTimestamp.map(seconds)
+            side.start = run.file.firstTimestamp?.epochSeconds
+            side.end = run.file.lastTimestamp?.epochSeconds
             return .success(side)
         }
     }
-
-    static func seconds(_ t: Timestamp) -> Double { Double(t.seconds) + Double(t.nanoseconds) / 1e9 }
 }
 
 /// What `castscope compare` found: the two captures lined up, or compared as before and after.

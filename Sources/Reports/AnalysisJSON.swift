@@ -162,15 +162,21 @@ public enum AnalysisJSON {
     }
 
     /// Writes `"findings": [...]` in the shape of schema version 1 (also used by check-plist).
+    /// A finding's code, severity, title, detail and advice: the members every findings list
+    /// (analyze, check-app, compare) starts with.
+    static func findingWords(_ f: Finding, _ w: inout JSONWriter) {
+        w.string(f.code.rawValue, "code")
+        w.string(f.severity.rawValue, "severity")
+        w.string(f.title, "title")
+        w.string(f.detail, "detail")
+        w.string(f.advice, "advice")
+    }
+
     public static func findings(_ findings: [Finding], into w: inout JSONWriter) {
         w.beginArray("findings")
         for f in findings {
             w.beginObject()
-            w.string(f.code.rawValue, "code")
-            w.string(f.severity.rawValue, "severity")
-            w.string(f.title, "title")
-            w.string(f.detail, "detail")
-            w.string(f.advice, "advice")
+            findingWords(f, &w)
             frames(f.frames, "frames", &w)
             w.beginObject("subjects")
             strings(f.subjects.clients, "clients", &w)

@@ -1,4 +1,5 @@
 import CastDiscovery
+import WireFormat
 
 /// `castscope compare --format json` and `--format markdown` (docs/compare.md,
 /// docs/compare.schema.json).
@@ -46,11 +47,7 @@ extension CompareReport {
         for cf in c.findings {
             let f = cf.finding
             w.beginObject()
-            w.string(f.code.rawValue, "code")
-            w.string(f.severity.rawValue, "severity")
-            w.string(f.title, "title")
-            w.string(f.detail, "detail")
-            w.string(f.advice, "advice")
+            AnalysisJSON.findingWords(f, &w)
             ints(cf.framesA, "framesA", &w)
             ints(cf.framesB, "framesB", &w)
             w.endObject()
@@ -131,8 +128,8 @@ extension CompareReport {
         w.int(s.records, "records")
         w.int(queries, "queries")
         w.int(s.kinds.count - queries, "responses")
-        w.timestamp(s.start.map(timestamp), "start")
-        w.timestamp(s.end.map(timestamp), "end")
+        w.timestamp(s.start.map { Timestamp(epochSeconds: $0) }, "start")
+        w.timestamp(s.end.map { Timestamp(epochSeconds: $0) }, "end")
         w.endObject()
     }
 
@@ -155,7 +152,7 @@ extension CompareReport {
         if let first = t.firstLost {
             w.beginObject("firstLost")
             w.int(first.frame, "frame")
-            w.timestamp(timestamp(first.time), "time")
+            w.timestamp(Timestamp(epochSeconds: first.time), "time")
             w.int(first.nearFrame, "nearFrame")
             w.endObject()
         } else {

@@ -1,5 +1,4 @@
 import CastDiscovery
-import WireFormat
 
 /// `castscope compare`'s text, Markdown and JSON (docs/compare.md): two captures lined up
 /// (two points), or compared as before and after.
@@ -200,13 +199,7 @@ public enum CompareReport {
         s.count >= width ? s + " " : s + String(repeating: " ", count: width - s.count)
     }
 
-    static func clock(_ t: Double) -> String { Wording.clock(timestamp(t)) }
-
-    static func timestamp(_ t: Double) -> Timestamp {
-        let whole = t.rounded(.down)
-        return Timestamp(
-            seconds: Int64(whole), nanoseconds: min(Int64(((t - whole) * 1e9).rounded(.down)), 999_999_999))
-    }
+    static func clock(_ t: Double) -> String { Wording.clock(epochSeconds: t) }
 }
 
 extension String {

@@ -15,6 +15,16 @@ public struct Timestamp: Hashable, Sendable, Comparable {
         self.nanoseconds = Int32(nanoseconds - extra * 1_000_000_000)
     }
 
+    /// The timestamp `t` seconds after the epoch (nanoseconds truncated).
+    public init(epochSeconds t: Double) {
+        let whole = t.rounded(.down)
+        self.init(seconds: Int64(whole), nanoseconds: min(Int64((t - whole) * 1e9), 999_999_999))
+    }
+
+    /// Seconds since the epoch as a floating-point number (about a microsecond's precision
+    /// for today's dates: enough to line up two captures, not to store one).
+    public var epochSeconds: Double { Double(seconds) + Double(nanoseconds) / 1e9 }
+
     /// Nanoseconds since the epoch (overflows only past the year 2262).
     public var totalNanoseconds: Int64 { seconds &* 1_000_000_000 &+ Int64(nanoseconds) }
 

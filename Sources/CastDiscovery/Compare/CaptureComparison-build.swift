@@ -25,20 +25,16 @@ extension CaptureComparison {
         var otherSenders: [String] = []
         var otherDevices: [String] = []
         if let wanted = options.sender {
-            let chosen = senderHosts.filter { names(of: $0, in: a).contains(wanted.lowercased()) }
-            guard !chosen.isEmpty else {
+            guard let chosen = choose(wanted, among: senderHosts, in: a) else {
                 return .failure(.noSuchSender(wanted, known: senderHosts.map { label($0, in: a) }))
             }
-            otherSenders = senderHosts.filter { !chosen.contains($0) }.map { label($0, in: a) }
-            senderHosts = chosen
+            (senderHosts, otherSenders) = chosen
         }
         if let wanted = options.device {
-            let chosen = deviceHosts.filter { names(of: $0, in: b).contains(wanted.lowercased()) }
-            guard !chosen.isEmpty else {
+            guard let chosen = choose(wanted, among: deviceHosts, in: b) else {
                 return .failure(.noSuchDevice(wanted, known: deviceHosts.map { label($0, in: b) }))
             }
-            otherDevices = deviceHosts.filter { !chosen.contains($0) }.map { label($0, in: b) }
-            deviceHosts = chosen
+            (deviceHosts, otherDevices) = chosen
         }
         let senderSet = Set(senderHosts)
         let deviceSet = Set(deviceHosts)
@@ -123,6 +119,16 @@ extension CaptureComparison {
             counts[m.host, default: 0] += 1
         }
         return order.enumerated().sorted { (counts[$0.1]!, -$0.0) > (counts[$1.1]!, -$1.0) }.map(\.1)
+    }
+
+    /// The hosts `--sender`/`--device` names, and the labels of the others; `nil` when it names
+    /// none.
+    static func choose(_ wanted: String, among hosts: [String], in side: CompareSide) -> ([String], [String])? {
+        let name = wanted.lowercased()
+        let chosen = hosts.filter { names(of: $0, in: side).contains(name) }
+        guard !chosen.isEmpty else { return nil }
+        let kept = Set(chosen)
+        return (chosen, hosts.filter { !kept.contains($0) }.map { label($0, in: side) })
     }
 
     /// What `--sender`/`--device` may call a host: its key, its addresses, its name (lower case).

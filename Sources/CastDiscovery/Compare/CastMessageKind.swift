@@ -36,7 +36,7 @@ extension ObservedMessage {
     public init?(_ packet: DiscoveryPacket, host: String? = nil) {
         guard let bytes = packet.messageWireBytes else { return nil }
         self.init(
-            frame: packet.frame, time: Double(packet.timestamp.seconds) + Double(packet.timestamp.nanoseconds) / 1e9,
+            frame: packet.frame, time: packet.timestamp.epochSeconds,
             content: bytes, source: packet.source.description, ttl: packet.ttl, family: packet.ipVersion,
             multicast: packet.destination.isMulticast, host: host ?? packet.sourceMAC?.description,
             canonical: packet.mdns.map(Self.canonical))

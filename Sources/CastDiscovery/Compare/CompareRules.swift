@@ -1,5 +1,3 @@
-import WireFormat
-
 /// The findings of a two-point comparison: where the packets die. One rule per function;
 /// each reads only ``CaptureComparison``'s counts.
 ///
@@ -73,9 +71,10 @@ public enum CompareRules {
     static func lossWords(_ t: DirectionTraffic, what: String) -> String {
         var s = "\(t.lost) of \(t.seen) \(what) (\(Wording.decimal(t.lossPercent, places: 1)) %) never arrived"
         if t.arrived > 0, t.lostAfterLastArrival >= stoppedRun, t.lostAfterLastArrival == t.lost {
-            s += "; they arrived until \(clock(t.lastArrival!)), then none did"
+            s += "; they arrived until \(Wording.clock(epochSeconds: t.lastArrival!)), then none did"
         } else if t.arrived > 0, t.lostAfterLastArrival >= stoppedRun {
-            s += "; the last \(t.lostAfterLastArrival) sent after \(clock(t.lastArrival!)) all died"
+            s +=
+                "; the last \(t.lostAfterLastArrival) sent after \(Wording.clock(epochSeconds: t.lastArrival!)) all died"
         }
         if t.outsideOverlap > 0 {
             s +=
@@ -88,10 +87,6 @@ public enum CompareRules {
                 + "sent within the last second (RFC 6762 §6), so some of these were merged rather than lost"
         }
         return s + "."
-    }
-
-    static func clock(_ t: Double) -> String {
-        Wording.clock(Timestamp(seconds: Int64(t.rounded(.down)), nanoseconds: Int64((t - t.rounded(.down)) * 1e9)))
     }
 
     static func queriesLost(_ c: CaptureComparison) -> [CompareFinding] {
