@@ -204,11 +204,20 @@ extension DiscoveryTracker {
         if collectEvents, !closed.entry.missed.isEmpty {
             var devices: [DeviceSnapshot] = []
             for key in closed.entry.missed {
+                // A device whose records had run out when the query was sent (its expiry event
+                // came first) is gone, not unanswering: the live event leaves it out.
+                if let i = instance(key), let ttl = shortestTTL(i),
+                    q.time.nanoseconds(since: i.lastSeen) > Int64(ttl) * 1_000_000_000
+                {
+                    continue
+                }
                 let d = snapshot(key)
                 if !devices.contains(where: { $0.id == d.id }) { devices.append(d) }
             }
-            events.append(
-                .queryUnanswered(client: clientAddresses[index], time: q.time, frame: q.frame, devices: devices))
+            if !devices.isEmpty {
+                events.append(
+                    .queryUnanswered(client: clientAddresses[index], time: q.time, frame: q.frame, devices: devices))
+            }
         }
     }
 
