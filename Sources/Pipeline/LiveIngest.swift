@@ -7,6 +7,9 @@ import WireFormat
 /// (raw IP); each source has its decoder, all of them one timeline.
 struct LiveIngest {
     var tracker: DiscoveryTracker
+    /// With `live --metrics`, the next analysis window's tracker, fed the same packets
+    /// (``LiveWatch``); its events are not reported.
+    var younger: DiscoveryTracker?
     var decoders: [DiscoveryDecoder]
     let writer: CaptureWriter?
     let analysis: AnalysisOptions
@@ -31,8 +34,17 @@ struct LiveIngest {
         let frame = frames
         decoders[index].decodeInPlace(
             frame: frame, timestamp: timestamp, bytes: bytes, originalLength: originalLength
-        ) { packet, view in tracker.ingest(packet, message: view, capture: 0) }
-        tracker.advance(to: timestamp)
+        ) { packet, view in
+            tracker.ingest(packet, message: view, capture: 0)
+            younger?.ingest(packet, message: view, capture: 0)
+        }
+        advance(to: timestamp)
+    }
+
+    /// Moves every tracker's clock to `now`.
+    mutating func advance(to now: Timestamp) {
+        tracker.advance(to: now)
+        younger?.advance(to: now)
     }
 
     /// Ends the timeline and diagnoses it, as one capture named `name`.
@@ -40,10 +52,18 @@ struct LiveIngest {
         name: String, linkTypeName: String, dropped: (kernel: UInt64, interface: UInt64)
     ) -> AnalysisReport {
         writer?.flush()
-        let timeline = tracker.finish()
         let info = CaptureInfo(
             file: name, linkType: linkTypeName, packets: frames, statistics: statistics, start: first, end: last)
-        var report = AnalysisReport(captures: [info], timelines: [timeline], options: analysis, merged: false)
+        return Self.report(of: &tracker, info: info, dropped: dropped, options: analysis)
+    }
+
+    /// Ends `tracker`'s timeline and diagnoses it as the capture `info` describes.
+    static func report(
+        of tracker: inout DiscoveryTracker, info: CaptureInfo, dropped: (kernel: UInt64, interface: UInt64),
+        options: AnalysisOptions
+    ) -> AnalysisReport {
+        let timeline = tracker.finish()
+        var report = AnalysisReport(captures: [info], timelines: [timeline], options: options, merged: false)
         report.findings = Diagnosis.diagnose(report, inputs: DiagnosisInputs(packetsDropped: dropped))
         return report
     }

@@ -38,6 +38,11 @@ public final class LiveSession {
         /// The user to become once everything privileged is open (`root` keeps root).
         public var user = "nobody"
         public var analysis = AnalysisOptions()
+        /// Serve Prometheus metrics here (`--metrics`), with this analysis window
+        /// (`--metrics-window`) and forgetting (`--metrics-forget`).
+        public var metrics: MetricsEndpoint?
+        public var metricsWindowSeconds = 600.0
+        public var metricsForgetSeconds = 3600.0
         public init() {}
     }
 
@@ -71,6 +76,8 @@ public final class LiveSession {
     /// The open interfaces, in the order given.
     public let captures: [LiveCapture]
     let writer: CaptureWriter?
+    /// The `--metrics` server, listening since ``open(_:notices:)``.
+    public let metricsServer: MetricsServer?
 
     /// The filter in force, as shown to the user.
     public var filterDescription: String {
@@ -78,10 +85,11 @@ public final class LiveSession {
         return options.filter.map { f in base.map { "(\($0)) and (\(f))" } ?? f } ?? base ?? "none"
     }
 
-    init(options: Options, captures: [LiveCapture], writer: CaptureWriter?) {
+    init(options: Options, captures: [LiveCapture], writer: CaptureWriter?, metricsServer: MetricsServer?) {
         self.options = options
         self.captures = captures
         self.writer = writer
+        self.metricsServer = metricsServer
     }
 
     /// Opens every interface and the output file, installs the filters, then drops root.
@@ -113,6 +121,13 @@ public final class LiveSession {
                 return fail(.cannotCreate, error.description)
             }
         }
+        var server: MetricsServer?
+        if let endpoint = o.metrics {
+            switch MetricsServer.open(endpoint) {
+            case .success(let s): server = s
+            case .failure(let e): return fail(e.status, e.message)
+            }
+        }
         // Like tcpdump -Z: everything privileged is open; give up root now.
         if getuid() == 0, o.user != "root" {
             do throws(PcapError) {
@@ -121,7 +136,7 @@ public final class LiveSession {
                 return fail(.noPermission, "cannot drop privileges to '\(o.user)': \(error.description)")
             }
         }
-        return .success(LiveSession(options: o, captures: captures, writer: writer))
+        return .success(LiveSession(options: o, captures: captures, writer: writer, metricsServer: server))
     }
 
     /// Opens one interface for discovery: checks that castscope decodes its link type and
@@ -155,8 +170,10 @@ public final class LiveSession {
     }
 
     /// Captures until a stop condition, handing the tracker's events to `events` as they
-    /// happen (at least every 100 ms), then diagnoses what was captured.
-    public func run(events: ([TrackerEvent]) -> Void) -> Outcome {
+    /// happen (at least every 100 ms), then diagnoses what was captured. With a metrics server,
+    /// `exposition` renders what a scrape of `/metrics` returns, and the analysis is of the
+    /// last window (``LiveWatch``).
+    public func run(events: ([TrackerEvent]) -> Void, exposition: ((LiveMetrics) -> String)? = nil) -> Outcome {
         let o = options
         var analysis = o.analysis
         analysis.collectEvents = true
@@ -169,9 +186,19 @@ public final class LiveSession {
         signal(SIGPIPE, SIG_IGN)
 
         let started = Self.now()
+        var watch = metricsServer.map { _ in
+            var settings = DiscoveryWatch.Settings()
+            settings.forgetSeconds = o.metricsForgetSeconds
+            settings.maximumDevices = o.analysis.capacity.devices
+            settings.maximumClients = o.analysis.capacity.clients
+            settings.sessionGapSeconds = Double(o.analysis.sessionGapNanoseconds) / 1e9
+            return LiveWatch(
+                windowSeconds: o.metricsWindowSeconds, settings: settings, linkTypeName: captures[0].linkTypeName,
+                now: started)
+        }
         var reason = StopReason.signal
         var failure: String?
-        var fds = captures.map { pollfd(fd: $0.selectableDescriptor, events: Int16(POLLIN), revents: 0) }
+        let captureFDs = captures.map { pollfd(fd: $0.selectableDescriptor, events: Int16(POLLIN), revents: 0) }
         loop: while true {
             if liveStopSignal.pointee != 0 {
                 reason = .signal
@@ -185,6 +212,7 @@ public final class LiveSession {
                 reason = .count
                 break
             }
+            var fds = captureFDs + (metricsServer?.pollDescriptors ?? [])
             _ = poll(&fds, nfds_t(fds.count), 100)
             for (index, c) in captures.enumerated() {
                 let limit = o.count.map { Int32(Swift.max($0 - ingest.frames, 0)) } ?? 1000
@@ -200,10 +228,42 @@ public final class LiveSession {
                 }
             }
             writer?.flush()
-            ingest.tracker.advance(to: Self.now())
-            events(ingest.tracker.drainEvents())
+            let now = Self.now()
+            ingest.advance(to: now)
+            let happened = ingest.tracker.drainEvents()
+            _ = ingest.younger?.drainEvents()
+            events(happened)
+            if watch != nil, let server = metricsServer {
+                watch!.tick(&ingest, events: happened, now: now, dropped: dropCounts())
+                server.service(now: MetricsServer.monotonicSeconds()) { method, path in
+                    respond(method: method, path: path) {
+                        exposition?(watch!.metrics(ingest, now: Self.now(), dropped: dropCounts())) ?? ""
+                    }
+                }
+            }
         }
 
+        let (dropped, interfaceDropped) = dropCounts()
+        let report: AnalysisReport
+        if let w = watch {
+            // A watch reports on its last window, as its findings did.
+            ingest.writer?.flush()
+            var tracker = ingest.tracker
+            report = w.report(of: &tracker, from: w.current, ingest: ingest, dropped: (dropped, interfaceDropped))
+            events(tracker.drainEvents())
+        } else {
+            report = ingest.finish(
+                name: name, linkTypeName: captures[0].linkTypeName,
+                dropped: (kernel: dropped, interface: interfaceDropped))
+            events(ingest.tracker.drainEvents())
+        }
+        return Outcome(
+            report: report, reason: reason, frames: ingest.frames, discoveryPackets: ingest.statistics.discoveryPackets,
+            dropped: dropped, interfaceDropped: interfaceDropped, error: failure)
+    }
+
+    /// What the kernel and the interfaces dropped so far, all interfaces together.
+    func dropCounts() -> (kernel: UInt64, interface: UInt64) {
         var dropped: UInt64 = 0
         var interfaceDropped: UInt64 = 0
         for c in captures {
@@ -212,12 +272,26 @@ public final class LiveSession {
                 interfaceDropped += UInt64(s.interfaceDropped)
             }
         }
-        let report = ingest.finish(
-            name: name, linkTypeName: captures[0].linkTypeName, dropped: (kernel: dropped, interface: interfaceDropped))
-        events(ingest.tracker.drainEvents())
-        return Outcome(
-            report: report, reason: reason, frames: ingest.frames, discoveryPackets: ingest.statistics.discoveryPackets,
-            dropped: dropped, interfaceDropped: interfaceDropped, error: failure)
+        return (dropped, interfaceDropped)
+    }
+
+    /// The response to a request for `path`: the exposition (made by `metrics` only when asked
+    /// for), the health check, or 404.
+    func respond(method: String, path: String, metrics: () -> String) -> [UInt8] {
+        let head = method == "HEAD"
+        switch path {
+        case "/metrics":
+            return MetricsHTTP.response(
+                status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics(),
+                includeBody: !head)
+        case "/healthz":
+            return MetricsHTTP.response(status: 200, body: "ok\n", includeBody: !head)
+        case "/":
+            return MetricsHTTP.response(
+                status: 200, body: "castscope live: /metrics (Prometheus), /healthz\n", includeBody: !head)
+        default:
+            return MetricsHTTP.response(status: 404, body: "not found: /metrics or /healthz\n", includeBody: !head)
+        }
     }
 
     /// Wall-clock time as a capture timestamp.

@@ -48,6 +48,24 @@ public struct DecodeStatistics: Hashable, Sendable {
         a.rawIPInEthernetFrames += b.rawIPInEthernetFrames
         a.snapLengthTruncated += b.snapLengthTruncated
     }
+
+    /// The counts since `b` was taken (a live analysis window), reassembly as `a` has it.
+    public static func - (a: DecodeStatistics, b: DecodeStatistics) -> DecodeStatistics {
+        var d = a
+        d.frames -= b.frames
+        d.discoveryPackets -= b.discoveryPackets
+        d.mdnsPackets -= b.mdnsPackets
+        d.ssdpPackets -= b.ssdpPackets
+        d.unicastDNSPackets -= b.unicastDNSPackets
+        d.connectionPackets -= b.connectionPackets
+        d.malformedPackets -= b.malformedPackets
+        d.undecodableFrames -= b.undecodableFrames
+        d.wifiDataFrames -= b.wifiDataFrames
+        d.protectedWiFiFrames -= b.protectedWiFiFrames
+        d.rawIPInEthernetFrames -= b.rawIPInEthernetFrames
+        d.snapLengthTruncated -= b.snapLengthTruncated
+        return d
+    }
 }
 
 /// Turns captured frames into ``DiscoveryPacket`` values.

@@ -31,6 +31,10 @@ enum LiveCommand {
         var failOn: Severity?
         /// `--color`: whether the text analysis at the end is coloured.
         var color = ColorChoice.auto
+        /// `--metrics`, `--metrics-window`, `--metrics-forget` (nil: not given).
+        var metrics: MetricsEndpoint?
+        var metricsWindowSeconds: Double?
+        var metricsForgetSeconds: Double?
     }
 
     static func run(_ arguments: [String]) -> ExitStatus {
@@ -49,6 +53,9 @@ enum LiveCommand {
         session.live = o.live
         session.user = o.user
         session.analysis = o.analysis
+        session.metrics = o.metrics
+        if let s = o.metricsWindowSeconds { session.metricsWindowSeconds = s }
+        if let s = o.metricsForgetSeconds { session.metricsForgetSeconds = s }
         switch LiveSession.open(session, notices: printNotice) {
         case .success(let live): return capture(live, options: o)
         case .failure(let e): return e.status
@@ -74,21 +81,27 @@ enum LiveCommand {
             }
             w.endArray()
             w.string(session.filterDescription, "filter")
+            w.string(session.metricsServer.map { "http://\($0.endpoint)/metrics" }, "metrics")
             w.endObject()
             out.write(w.output + "\n")
         } else {
             out.write(
                 "castscope live on \(captures.map { "\($0.interface) (\($0.linkTypeName))" }.joined(separator: ", ")); "
-                    + "Ctrl-C stops and prints the analysis\n")
+                    + "Ctrl-C stops and prints the analysis\n"
+                    + (session.metricsServer.map {
+                        "metrics at http://\($0.endpoint)/metrics (window \(Wording.duration(milliseconds: session.options.metricsWindowSeconds * 1000)))\n"
+                    } ?? ""))
         }
         out.flush()
 
-        let outcome = session.run { events in
-            for e in events {
-                out.write((o.format == .jsonl ? LiveEvents.json(e) : LiveEvents.text(e)) + "\n")
-            }
-            out.flush()
-        }
+        let outcome = session.run(
+            events: { events in
+                for e in events {
+                    out.write((o.format == .jsonl ? LiveEvents.json(e) : LiveEvents.text(e)) + "\n")
+                }
+                out.flush()
+            },
+            exposition: { MetricsExposition.render($0, version: version) })
         if let error = outcome.error { printError(error) }
         let report = outcome.report
         if o.format == .jsonl {

@@ -75,6 +75,17 @@ for c in analyze report check-plist extract live probe dump completion; do
 done
 run help live
 check "help live documents -c, -w and the limits" eval 'out_has "-c, --count N" && out_has "-w, --write FILE" && out_has "--max-devices N"'
+check "help live documents --metrics, its window and forgetting" \
+  eval 'out_has "--metrics [ADDR:]PORT" && out_has "--metrics-window S" && out_has "--metrics-forget S"'
+# --metrics is checked before anything is opened (no root needed for these).
+for bad in "--metrics abc" "--metrics 0" "--metrics 2001:db8::1:80" "--metrics [::1]" \
+  "--metrics 9150 --metrics-window 5" "--metrics 9150 --metrics-window 100000" "--metrics-window 60" \
+  "--metrics-forget 60" "--metrics 9150 --metrics-forget 0" "--metrics 9150 --metrics-window 60 --session-gap 31"; do
+  # shellcheck disable=SC2086 # (word splitting wanted)
+  run live -i lo $bad
+  check "live $bad: usage error, exit 64, 3 lines, the first naming the option" \
+    eval 'rc_is 64 && [[ $(lines "$T/err") == 3 ]] && head -n1 "$T/err" | grep -q -- "^castscope live: --metrics" && no_crash'
+done
 run analyze --max-devices=5 --session-gap=30 -qc5 -- captures/goodbye.pcap
 check "--name=value, short clusters with a value (-qc5) and -- parse" eval 'rc_is 0 && out_has "Devices"'
 run analyze --merge=yes captures/goodbye.pcap

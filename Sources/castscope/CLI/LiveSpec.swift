@@ -1,3 +1,6 @@
+import CastDiscovery
+import Pipeline
+
 /// `castscope live`'s command line.
 extension LiveCommand {
     static var spec: CommandSpec<Options> {
@@ -70,6 +73,41 @@ extension LiveCommand {
                         ) { o, v in o.write = v },
                     ]),
                 OptionGroup(
+                    "METRICS",
+                    [
+                        .value(
+                            "--metrics", name: "[ADDR:]PORT",
+                            help: "Serve Prometheus metrics at http://ADDR:PORT/metrics, and /healthz, while "
+                                + "capturing (all addresses when ADDR is left out; [IPv6]:PORT). See docs/metrics.md."
+                        ) { o, v throws(UsageError) in
+                            guard let endpoint = MetricsEndpoint(v) else {
+                                throw UsageError(
+                                    "--metrics needs [ADDR:]PORT (9150, 192.0.2.5:9150, [::1]:9150), not '\(v)'")
+                            }
+                            o.metrics = endpoint
+                        },
+                        .value(
+                            "--metrics-window", name: "S",
+                            help: "The analysis window behind the active findings (default 600): a finding clears "
+                                + "between S/2 and S seconds after its cause ended."
+                        ) { o, v throws(UsageError) in
+                            guard let s = Double(v), s >= 10, s <= 86400 else {
+                                throw UsageError("--metrics-window needs seconds from 10 to 86400, not '\(v)'")
+                            }
+                            o.metricsWindowSeconds = s
+                        },
+                        .value(
+                            "--metrics-forget", name: "S",
+                            help: "A device gone, a client silent or a finding cleared for longer than S seconds "
+                                + "leaves the metrics (default 3600)."
+                        ) { o, v throws(UsageError) in
+                            guard let s = Double(v), s > 0 else {
+                                throw UsageError("--metrics-forget needs a positive number of seconds, not '\(v)'")
+                            }
+                            o.metricsForgetSeconds = s
+                        },
+                    ]),
+                OptionGroup(
                     "ANALYSIS",
                     [
                         CommonOptions.sessionGap(\.analysis), CommonOptions.client(\.analysis),
@@ -97,6 +135,15 @@ extension LiveCommand {
             validate: { o throws(UsageError) in
                 if !o.listInterfaces, o.interfaces.isEmpty {
                     throw UsageError("name an interface with -i (see --list-interfaces)")
+                }
+                if o.metrics == nil, o.metricsWindowSeconds != nil || o.metricsForgetSeconds != nil {
+                    throw UsageError("--metrics-window and --metrics-forget need --metrics")
+                }
+                let gap = Double(o.analysis.sessionGapNanoseconds) / 1e9
+                if o.metrics != nil, (o.metricsWindowSeconds ?? 600) < 2 * gap {
+                    throw UsageError(
+                        "--metrics-window must be at least twice --session-gap (\(Wording.duration(milliseconds: gap * 1000))): a window's "
+                            + "discovery sessions are told apart by it")
                 }
             })
     }
