@@ -6,7 +6,8 @@ DEMO_CAPTURE := captures/multi-device.pcap
 # python3-jsonschema (Debian's python, /usr/bin/python3, checks the JSON contract) and
 # chromium (renders the HTML report headless), and avahi-daemon, iproute2 and util-linux
 # (setpriv, runuser), bsdutils (script: a terminal for the progress-line test) for the live-capture tests in network namespaces, time (/usr/bin/time: the hostile corpus bounds); python-zeroconf from
-# PyPI for the live tests' responders and sender.
+# PyPI for the live tests' responders and sender; duckdb and jsonschema from PyPI for the same
+# python3 (Tests/rows: the rows loaded into DuckDB and checked against docs/rows.schema.json).
 # zlib1g-dev, libzstd-dev and liblz4-dev: the decompressors of .gz, .zst and .lz4 captures;
 # libssl-dev: the TLS handshake of `castscope probe`; libzip-dev: reading an .ipa (`check-app`).
 BUILD_PACKAGES := libpcap-dev zlib1g-dev libzstd-dev liblz4-dev libssl-dev libzip-dev
@@ -18,7 +19,7 @@ BUILD_PACKAGES := libpcap-dev zlib1g-dev libzstd-dev liblz4-dev libssl-dev libzi
 TEST_PACKAGES := $(BUILD_PACKAGES) tshark python3 python3-jsonschema chromium avahi-daemon iproute2 util-linux bsdutils time \
 	zsh fish man-db groff-base zstd lz4 nftables openssl tcpdump
 
-.PHONY: all build deps test-deps demo test unit lint cli html live probe compare schema golden golden-update differential hostile realworld clean \
+.PHONY: all build deps test-deps demo test unit lint cli html live probe compare rows schema golden golden-update differential hostile realworld clean \
 	static install deb man
 
 all: build
@@ -29,6 +30,7 @@ deps:
 test-deps:
 	@scripts/ensure-packages.sh $(TEST_PACKAGES)
 	@python3 -c 'import zeroconf' 2>/dev/null || python3 -m pip install --quiet zeroconf
+	@python3 -c 'import duckdb, jsonschema' 2>/dev/null || python3 -m pip install --quiet duckdb jsonschema
 
 # Whole-program (LTO) release build: about 7% fewer instructions per packet on the dense
 # benchmark than a plain `swift build -c release`, same output (docs/performance.md). The Swift
@@ -77,6 +79,10 @@ probe: build
 compare: build
 	Tests/compare/run.sh
 
+# analyze --format rows: the schema, the JSON documents' values, loaded into DuckDB (docs/rows.md).
+rows: build
+	Tests/rows/run.sh
+
 schema: build
 	/usr/bin/python3 Tests/schema/validate.py --self-test
 	/usr/bin/python3 Tests/schema/validate.py
@@ -120,6 +126,7 @@ test: test-deps build lint
 	Tests/live/run.sh
 	Tests/probe/run.sh
 	Tests/compare/run.sh
+	Tests/rows/run.sh
 	Tests/golden/run.sh
 	Tests/hostile/run.sh
 	Tests/realworld/run.sh

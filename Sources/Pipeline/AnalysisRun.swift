@@ -58,13 +58,48 @@ public struct AnalysisRun {
     public static func run(
         _ o: Options, notices: NoticeSink, progress: (([ReadProgress]) -> Void)? = nil
     ) -> (report: AnalysisReport?, status: ExitStatus) {
+        let read = read(o, separately: false, notices: notices, progress: progress)
+        if read.captures.isEmpty { return (nil, read.status) }
+        var report = AnalysisReport(
+            captures: read.captures, timelines: read.timelines, options: o.analysis, merged: o.merge)
+        report.unreadable = read.unreadable
+        report.findings = Diagnosis.diagnose(report, inputs: DiagnosisInputs(plist: o.plist, app: o.app))
+        return (report, read.status)
+    }
+
+    /// Reads, tracks and diagnoses each capture on its own (`analyze --format rows` without
+    /// `--merge`): each report is the one ``run(_:notices:progress:)`` gives for that file
+    /// alone, its frames numbered as capture 0. The files are still read in parallel.
+    /// `o.merge` must be false.
+    /// - Returns: one report per file that could be read, in command-line order (a directory's
+    ///   files in name order), the files that could not be read, and the exit status so far.
+    public static func runEach(
+        _ o: Options, notices: NoticeSink, progress: (([ReadProgress]) -> Void)? = nil
+    ) -> (reports: [AnalysisReport], unreadable: [UnreadableCapture], status: ExitStatus) {
+        precondition(!o.merge, "a merged timeline is one report")
+        let read = read(o, separately: true, notices: notices, progress: progress)
+        let reports = zip(read.captures, read.timelines).map { capture, timeline in
+            var report = AnalysisReport(captures: [capture], timelines: [timeline], options: o.analysis, merged: false)
+            report.findings = Diagnosis.diagnose(report, inputs: DiagnosisInputs(plist: o.plist, app: o.app))
+            return report
+        }
+        return (reports, read.unreadable, read.status)
+    }
+
+    /// Opens and reads the captures: one timeline of them all (`merge`), else one per file.
+    /// - Parameter separately: number each file's frames as capture 0, for a report of its own.
+    /// - Returns: what each readable file said of itself and its timelines (the same count
+    ///   without `merge`), the files that could not be read, and the exit status so far.
+    static func read(
+        _ o: Options, separately: Bool, notices: NoticeSink, progress: (([ReadProgress]) -> Void)?
+    ) -> (captures: [CaptureInfo], timelines: [TimelineResult], unreadable: [UnreadableCapture], status: ExitStatus) {
         var status = ExitStatus.success
         var runs: [CaptureRun] = []
         var unreadable: [UnreadableCapture] = []
         let files: [String]
         switch CaptureInputs.expand(o.files, notices: notices) {
         case .success(let paths): files = paths
-        case .failure(let e): return (nil, e.status)
+        case .failure(let e): return ([], [], [], e.status)
         }
         for path in files {
             // The error notice of a file that cannot be opened is also kept for the report.
@@ -89,7 +124,8 @@ public struct AnalysisRun {
         } else if !runs.isEmpty {
             let pipelined = o.pipelined && !o.serial && runs.count < Self.processors
             timelines = parallel(
-                &runs, options: o.analysis, serial: o.serial, pipelined: pipelined, progress: shared, report: progress)
+                &runs, options: o.analysis, serial: o.serial, pipelined: pipelined, separately: separately,
+                progress: shared, report: progress)
         }
         var captures: [CaptureInfo] = []
         for run in runs {
@@ -97,11 +133,7 @@ public struct AnalysisRun {
             captures.append(info(run))
             for n in run.finalNotes { notices(.warning("\(run.shownName): \(n)")) }
         }
-        if captures.isEmpty { return (nil, status) }
-        var report = AnalysisReport(captures: captures, timelines: timelines, options: o.analysis, merged: o.merge)
-        report.unreadable = unreadable
-        report.findings = Diagnosis.diagnose(report, inputs: DiagnosisInputs(plist: o.plist, app: o.app))
-        return (report, status)
+        return (captures, timelines, unreadable, status)
     }
 
     /// The facts of a capture once it has been read.
@@ -165,9 +197,10 @@ public struct AnalysisRun {
     }
 
     /// Each file its own timeline: read in parallel, one task per file, the results kept in
-    /// the files' order (the same output as reading them in turn).
+    /// the files' order (the same output as reading them in turn). `separately`: every file's
+    /// frames are capture 0, each timeline for a report of its own.
     static func parallel(
-        _ runs: inout [CaptureRun], options: AnalysisOptions, serial: Bool, pipelined: Bool,
+        _ runs: inout [CaptureRun], options: AnalysisOptions, serial: Bool, pipelined: Bool, separately: Bool = false,
         progress: [ReadProgress], report: (([ReadProgress]) -> Void)?
     ) -> [TimelineResult] {
         let results = ResultSlots<(CaptureRun, TimelineResult)>(count: runs.count)
@@ -175,16 +208,17 @@ public struct AnalysisRun {
         let queue = serial ? DispatchQueue(label: "castscope.serial") : DispatchQueue.global()
         for (index, run) in runs.enumerated() {
             let task = UncheckedBox((run, progress[index]))
+            let capture = separately ? 0 : index
             queue.async(group: group) {
                 var (run, shared) = task.value
                 var tracker = DiscoveryTracker(options: options)
                 if pipelined {
                     run.forEachPacketAdaptively(progress: shared) { packet, message in
-                        tracker.ingest(packet, message: message, capture: index)
+                        tracker.ingest(packet, message: message, capture: capture)
                     }
                 } else {
                     run.forEachPacketInPlace(progress: shared) { packet, message in
-                        tracker.ingest(packet, message: message, capture: index)
+                        tracker.ingest(packet, message: message, capture: capture)
                     }
                 }
                 results.store(index, (run, tracker.finish()))

@@ -99,12 +99,7 @@ public enum AnalysisJSON {
         w.beginArray("responses")
         for s in r.responses {
             w.beginObject()
-            w.string(s.client.description, "client")
-            w.string(s.deviceID, "deviceId")
-            w.int(s.expected, "expected")
-            w.int(s.answered, "answered")
-            w.int(s.suppressed, "suppressed")
-            w.int(s.missed, "missed")
+            responseCounts(s, &w)
             summary(s.delay, "delayMs", &w)
             frames(s.missedFrames, "missedFrames", &w)
             w.endObject()
@@ -147,6 +142,16 @@ public enum AnalysisJSON {
         w.endObject()
         findings(r.findings, into: &w)
         w.endObject()
+    }
+
+    /// A response row's client, device and counts (shared with ``AnalysisRows``).
+    static func responseCounts(_ s: ResponseStats, _ w: inout JSONWriter) {
+        w.string(s.client.description, "client")
+        w.string(s.deviceID, "deviceId")
+        w.int(s.expected, "expected")
+        w.int(s.answered, "answered")
+        w.int(s.suppressed, "suppressed")
+        w.int(s.missed, "missed")
     }
 
     /// Writes `"verdict": {...}`: the status, the counts, and the line the text output starts with.
@@ -208,13 +213,7 @@ public enum AnalysisJSON {
         w.string(d.model, "model")
         w.string(d.kind.rawValue, "kind")
         strings(d.capabilities, "capabilities", &w)
-        w.int(d.capabilityBits, "capabilityBits")
-        w.string(d.status, "status")
-        w.string(d.runningApp, "runningApp")
-        w.string(d.version, "version")
-        w.string(d.icon, "icon")
-        w.string(d.host, "host")
-        w.int(d.port, "port")
+        deviceService(d, &w)
         strings(d.addresses.map(\.description), "addresses", &w)
         strings(d.appIDs, "appIds", &w)
         w.bool(d.mediaCriterion, "mediaCriterion")
@@ -244,6 +243,18 @@ public enum AnalysisJSON {
             w.string(nil, "dial")
         }
         w.endObject()
+    }
+
+    /// A device's `ca` bits, TXT `st`, `rs`, `ve`, `ic` and SRV target: the members the document
+    /// and the rows (``AnalysisRows``) write alike.
+    static func deviceService(_ d: Device, _ w: inout JSONWriter) {
+        w.int(d.capabilityBits, "capabilityBits")
+        w.string(d.status, "status")
+        w.string(d.runningApp, "runningApp")
+        w.string(d.version, "version")
+        w.string(d.icon, "icon")
+        w.string(d.host, "host")
+        w.int(d.port, "port")
     }
 
     /// The members of a `dial` object (a Cast device's, or an `otherDevices` entry's).
@@ -282,21 +293,9 @@ public enum AnalysisJSON {
         w.beginObject()
         w.string(c.address.description, "address")
         strings(c.allAddresses.map(\.description), "addresses", &w)
-        w.string(c.mac?.description, "mac")
-        w.string(c.process, "process")
-        w.int(c.queries, "queries")
-        w.int(c.quQuestions, "quQuestions")
-        w.int(c.qmQuestions, "qmQuestions")
+        clientQueries(c, &w)
         strings(c.appIDsQueried, "appIdsQueried", &w)
-        w.bool(c.mediaCriterionQueried, "mediaCriterion")
-        w.timestamp(c.firstQuery, "firstQuery")
-        w.timestamp(c.lastQuery, "lastQuery")
-        frame(c.firstQueryFrame, "firstQueryFrame", &w)
-        w.bool(c.legacyUnicast, "legacyUnicast")
-        w.int(c.dialSearches, "dialSearches")
-        w.timestamp(c.firstDialSearch, "firstDialSearch")
-        w.string(c.dialUserAgent, "dialUserAgent")
-        w.int(c.dialSearchesAnswered, "dialSearchesAnswered")
+        clientSearches(c, .reference, &w)
         w.beginArray("intervalsMs")
         for i in c.intervalsMs { w.milliseconds(i) }
         w.endArray()
@@ -319,6 +318,29 @@ public enum AnalysisJSON {
         w.endObject()
     }
 
+    /// A client's MAC, process and query counts (shared with ``AnalysisRows``).
+    static func clientQueries(_ c: Client, _ w: inout JSONWriter) {
+        w.string(c.mac?.description, "mac")
+        w.string(c.process, "process")
+        w.int(c.queries, "queries")
+        w.int(c.quQuestions, "quQuestions")
+        w.int(c.qmQuestions, "qmQuestions")
+    }
+
+    /// A client's media criterion, first and last query, legacy unicast and DIAL searches
+    /// (shared with ``AnalysisRows``, which writes frames in `style` `.number`).
+    static func clientSearches(_ c: Client, _ style: FrameStyle, _ w: inout JSONWriter) {
+        w.bool(c.mediaCriterionQueried, "mediaCriterion")
+        w.timestamp(c.firstQuery, "firstQuery")
+        w.timestamp(c.lastQuery, "lastQuery")
+        frame(c.firstQueryFrame, "firstQueryFrame", style, &w)
+        w.bool(c.legacyUnicast, "legacyUnicast")
+        w.int(c.dialSearches, "dialSearches")
+        w.timestamp(c.firstDialSearch, "firstDialSearch")
+        w.string(c.dialUserAgent, "dialUserAgent")
+        w.int(c.dialSearchesAnswered, "dialSearchesAnswered")
+    }
+
     /// `"vlans": [10]`, only on a trunk capture (tagged frames), so other documents are unchanged.
     static func vlans(_ vlans: [Int], _ w: inout JSONWriter) {
         guard !vlans.isEmpty else { return }
@@ -329,18 +351,23 @@ public enum AnalysisJSON {
 
     static func latency(_ l: LatencyRow, _ w: inout JSONWriter) {
         w.beginObject()
+        latencyMembers(l, .reference, &w)
+        w.endObject()
+    }
+
+    /// A latency row's members (also a `latency` row's columns, frames in `style` `.number`).
+    static func latencyMembers(_ l: LatencyRow, _ style: FrameStyle, _ w: inout JSONWriter) {
         w.string(l.client.description, "client")
         w.string(l.deviceID, "deviceId")
         w.timestamp(l.sessionStart, "sessionStart")
-        frame(l.sessionStartFrame, "sessionStartFrame", &w)
+        frame(l.sessionStartFrame, "sessionStartFrame", style, &w)
         w.rawNumber(l.firstAnswerMs.map(milliseconds) ?? "null", "firstAnswerMs")
-        frame(l.firstAnswerFrame, "firstAnswerFrame", &w)
+        frame(l.firstAnswerFrame, "firstAnswerFrame", style, &w)
         w.string(l.firstAnswerMissing, "firstAnswerMissing")
         w.rawNumber(l.resolvedMs.map(milliseconds) ?? "null", "resolvedMs")
-        frame(l.resolvedFrame, "resolvedFrame", &w)
+        frame(l.resolvedFrame, "resolvedFrame", style, &w)
         w.string(l.resolvedMissing, "resolvedMissing")
         w.string(l.via.rawValue, "via")
-        w.endObject()
     }
 
     static func latencySummary(_ s: LatencySummary, _ w: inout JSONWriter) {
@@ -365,6 +392,20 @@ public enum AnalysisJSON {
         w.milliseconds(s.p90, "p90")
         w.milliseconds(s.max, "max")
         w.endObject()
+    }
+
+    /// How a frame is written: `{"capture", "frame"}` (and `interface`) in the document, its
+    /// Wireshark frame number alone in a row (``AnalysisRows``: the row names the capture).
+    enum FrameStyle {
+        case reference, number
+    }
+
+    /// Writes `f` in `style` (`null` when `nil`).
+    static func frame(_ f: FrameRef?, _ key: String?, _ style: FrameStyle, _ w: inout JSONWriter) {
+        switch style {
+        case .reference: frame(f, key, &w)
+        case .number: w.int(f?.frame, key)
+        }
     }
 
     static func frame(_ f: FrameRef?, _ key: String? = nil, _ w: inout JSONWriter) {

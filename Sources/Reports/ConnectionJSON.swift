@@ -13,6 +13,15 @@ extension AnalysisJSON {
 
     static func connection(_ c: Connection, _ w: inout JSONWriter) {
         w.beginObject()
+        connectionMembers(c, .reference, &w)
+        frames(c.synFrames, "synFrames", &w)
+        connectionOutcome(c, .reference, &w)
+        w.endObject()
+    }
+
+    /// A connection's client, device, address, port, outcome, attempts and first SYN (shared
+    /// with ``AnalysisRows``, which writes frames in `style` `.number`).
+    static func connectionMembers(_ c: Connection, _ style: FrameStyle, _ w: inout JSONWriter) {
         w.string(c.client.description, "client")
         w.string(c.deviceID, "deviceId")
         w.string(c.address.description, "address")
@@ -20,18 +29,20 @@ extension AnalysisJSON {
         w.string(c.outcome.rawValue, "outcome")
         w.int(c.attempts, "attempts")
         w.int(c.syns, "syns")
-        frame(c.firstAttempt?.frame, "firstAttemptFrame", &w)
+        frame(c.firstAttempt?.frame, "firstAttemptFrame", style, &w)
         if let t = c.firstAttempt?.time { w.timestamp(t, "firstAttempt") } else { w.string(nil, "firstAttempt") }
-        frames(c.synFrames, "synFrames", &w)
-        frame(c.answer?.frame, "answerFrame", &w)
+    }
+
+    /// What answered the connection, its timings, TLS hellos and close (after `synFrames`).
+    static func connectionOutcome(_ c: Connection, _ style: FrameStyle, _ w: inout JSONWriter) {
+        frame(c.answer?.frame, "answerFrame", style, &w)
         w.string(c.unreachableReason, "unreachableReason")
         w.rawNumber(c.connectMs.map(milliseconds) ?? "null", "connectMs")
         w.rawNumber(c.tlsMs.map(milliseconds) ?? "null", "tlsMs")
-        frame(c.clientHello?.frame, "clientHelloFrame", &w)
-        frame(c.serverHello?.frame, "serverHelloFrame", &w)
-        frame(c.closed?.frame, "closedFrame", &w)
+        frame(c.clientHello?.frame, "clientHelloFrame", style, &w)
+        frame(c.serverHello?.frame, "serverHelloFrame", style, &w)
+        frame(c.closed?.frame, "closedFrame", style, &w)
         w.rawNumber(c.fromDiscoveryMs.map(milliseconds) ?? "null", "fromDiscoveryMs")
         w.rawNumber(c.fromSessionStartMs.map(milliseconds) ?? "null", "fromSessionStartMs")
-        w.endObject()
     }
 }

@@ -78,6 +78,13 @@ public struct JSONWriter {
         buffer.append(0x0A)
     }
 
+    /// Ends a line of newline-delimited JSON: a newline after the top-level value, and the
+    /// next value starts a text of its own (no comma before it).
+    public mutating func endLine() {
+        appendNewline()
+        setFirst(0, true)
+    }
+
     @inline(__always)
     private mutating func beginValue() {
         if afterKey {
@@ -175,9 +182,11 @@ public struct JSONWriter {
         buffer.appendQuotedRFC3339Micro(t)
     }
 
-    /// Writes a number as ``AnalysisJSON/milliseconds(_:)`` formats it, without a `String`.
-    mutating func milliseconds(_ ms: Double, _ key: String? = nil) {
+    /// Writes a number as ``AnalysisJSON/milliseconds(_:)`` formats it, without a `String`
+    /// (or `null`).
+    mutating func milliseconds(_ ms: Double?, _ key: String? = nil) {
         start(key)
+        guard let ms else { return buffer.append(Self.null) }
         buffer.appendMilliseconds(ms)
     }
 

@@ -15,7 +15,7 @@ import WireFormat
 /// `castscope analyze`: devices, clients and discovery latency.
 enum AnalyzeCommand {
     enum Format: String, CaseIterable {
-        case text, json, markdown
+        case text, json, markdown, rows
     }
 
     struct Options {
@@ -46,10 +46,12 @@ enum AnalyzeCommand {
         case .failure(let exit): return exit.status
         }
 
+        if o.format == .rows { return rows(o) }
         let (analysis, status) = produce(o)
         guard let report = analysis else { return status }
         let written: Bool
         switch o.format {
+        case .rows: preconditionFailure("written by rows(_:)")
         case .text:
             let text = AnalysisText.render(
                 report, style: TextStyle(colored: o.colored), width: .forOutput(o.output))
@@ -60,6 +62,27 @@ enum AnalyzeCommand {
         }
         guard written else { return .cannotCreate }
         return FailOn.status(status, findings: report.findings, threshold: o.failOn)
+    }
+
+    /// `--format rows`: each file analysed on its own (its rows named by it), or with `--merge`
+    /// the one timeline; newline-delimited JSON (docs/rows.md).
+    static func rows(_ o: Options) -> ExitStatus {
+        var reports: [AnalysisReport] = []
+        var unreadable: [UnreadableCapture] = []
+        var status = ExitStatus.success
+        if o.merge {
+            let (report, produced) = produce(o)
+            reports = report.map { [$0] } ?? []
+            status = produced
+        } else {
+            guard let run = runOptions(o, status: &status) else { return status }
+            (reports, unreadable, status) = withProgress(o) { AnalysisRun.runEach(run, notices: $0, progress: $1) }
+        }
+        guard !reports.isEmpty else { return status }
+        guard AnalysisRows.withRenderedUTF8(reports, unreadable: unreadable, { emit($0, to: o.output) }) else {
+            return .cannotCreate
+        }
+        return FailOn.status(status, findings: reports.flatMap(\.findings), threshold: o.failOn)
     }
 
     /// Writes `text` to the file at `path` (replacing it), or to standard output when `path`
@@ -82,9 +105,18 @@ enum AnalyzeCommand {
     /// run (``AnalysisRun``) with the plist cross-checked, and a progress line while it reads.
     /// - Returns: the report (`nil` when nothing could be analysed) and the exit status so far.
     static func produce(_ o: Options) -> (AnalysisReport?, ExitStatus) {
+        var status = ExitStatus.success
+        guard let run = runOptions(o, status: &status) else { return (nil, status) }
+        return withProgress(o) { AnalysisRun.run(run, notices: $0, progress: $1) }
+    }
+
+    /// The analysis run's options: the files and settings of `o`, with the Info.plist and app
+    /// (`--plist`, `--app`) loaded; `nil`, with `status` set, when they cannot be.
+    static func runOptions(_ o: Options, status: inout ExitStatus) -> AnalysisRun.Options? {
         if o.plist == "-", o.files.contains("-") {
             printError("standard input cannot be both the Info.plist and a capture")
-            return (nil, .usage)
+            status = .usage
+            return nil
         }
         var run = AnalysisRun.Options(files: o.files, analysis: o.analysis)
         run.merge = o.merge
@@ -96,7 +128,9 @@ enum AnalyzeCommand {
         if let path = o.plist {
             switch InfoPlistFile.load(path, notices: printNotice) {
             case .success(let p): run.plist = p
-            case .failure(let e): return (nil, e.status)
+            case .failure(let e):
+                status = e.status
+                return nil
             }
         }
         if let path = o.app {
@@ -107,22 +141,30 @@ enum AnalyzeCommand {
                         "--app \(path): the project has \(a.targets.count) app targets ("
                             + a.targets.map(\.name).joined(separator: ", ") + "); give one target's Info.plist, "
                             + "its .ipa, or a folder holding only its project")
-                    return (nil, .usage)
+                    status = .usage
+                    return nil
                 }
                 run.app = app
                 if run.plist == nil { run.plist = app.plist }
-            case .failure(let e): return (nil, e.status)
+            case .failure(let e):
+                status = e.status
+                return nil
             }
         }
+        return run
+    }
+
+    /// Runs `body` (an analysis run, given the notice sink and the progress callback) with a
+    /// progress line while it reads, unless `--quiet`.
+    static func withProgress<R>(_ o: Options, _ body: (NoticeSink, @escaping ([ReadProgress]) -> Void) -> R) -> R {
         var line = ProgressLine(quiet: o.quiet)
-        let (report, status) = AnalysisRun.run(
-            run,
-            notices: { notice in
+        let result = body(
+            { notice in
                 line.finish()
                 printNotice(notice)
-            }, progress: { line.update($0) })
+            }, { line.update($0) })
         line.finish()
-        return (report, status)
+        return result
     }
 
     /// Writes `text` to `path` (replacing it); prints the error and returns false on failure.

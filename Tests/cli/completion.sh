@@ -36,8 +36,8 @@ check "bash: castscope <TAB> offers every command" \
     eval '[[ $(complete_bash castscope "" | grep -v -- "^-" | sort | paste -sd" ") == "$(tr " " "\n" <<<"$COMMANDS" | sort | paste -sd" ")" ]]'
 check "bash: castscope analyze --for<TAB> completes to --format" \
     eval '[[ $(complete_bash castscope analyze --for) == --format ]]'
-check "bash: castscope analyze --format <TAB> lists text json markdown" \
-    eval '[[ $(complete_bash castscope analyze --format "" | paste -sd" ") == "text json markdown" ]]'
+check "bash: castscope analyze --format <TAB> lists text json markdown rows" \
+    eval '[[ $(complete_bash castscope analyze --format "" | paste -sd" ") == "text json markdown rows" ]]'
 check "bash: castscope report --format=<TAB> lists html markdown" \
     eval '[[ $(complete_bash castscope report --format = "" | paste -sd" ") == "html markdown" ]]'
 check "bash: castscope analyze --max-<TAB> lists one option per limit" \
@@ -72,7 +72,7 @@ if command -v fish >/dev/null; then
     check "fish: castscope analyze --for<TAB> completes to --format" \
         eval '[[ $(complete_fish "castscope analyze --for") == --format ]]'
     check "fish: castscope analyze --format <TAB> lists its values" \
-        eval '[[ $(complete_fish "castscope analyze --format " | sort | paste -sd" ") == "json markdown text" ]]'
+        eval '[[ $(complete_fish "castscope analyze --format " | sort | paste -sd" ") == "json markdown rows text" ]]'
 else
     fail "fish is not installed (Debian package fish)"
 fi

@@ -73,6 +73,9 @@ extension AnalyzeCommand.Format: ChoiceValue {
         case .text: "Tables and findings (default): fitted to COLUMNS or the terminal, nothing cut."
         case .json: "The documented JSON contract, schema version 1 (docs/json-schema.md)."
         case .markdown: "Tables that paste well into an issue tracker."
+        case .rows:
+            "Newline-delimited JSON, one flat row per capture, device, client, latency row, response, "
+                + "connection, finding and evidence entry, each file's rows on their own (docs/rows.md)."
         }
     }
 }
