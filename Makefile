@@ -15,11 +15,12 @@ BUILD_PACKAGES := libpcap-dev zlib1g-dev libzstd-dev liblz4-dev libssl-dev libzi
 # page (Tests/cli/completion.sh); zstd and lz4 (and gzip, always there) compress captures for
 # the decompression tests and the capture variants of Tests/differential/variants.py; nftables
 # (firewalled devices), openssl (the TLS listener's certificate) and tcpdump (a reference capture
-# beside the probe's own) for Tests/probe/run.sh.
+# beside the probe's own) for Tests/probe/run.sh; prometheus (prometheus and promtool) for
+# Tests/metrics/run.sh; tcpreplay (captures replayed into a veth) for Tests/soak/run.sh.
 TEST_PACKAGES := $(BUILD_PACKAGES) tshark python3 python3-jsonschema chromium avahi-daemon iproute2 util-linux bsdutils time \
-	zsh fish man-db groff-base zstd lz4 nftables openssl tcpdump
+	zsh fish man-db groff-base zstd lz4 nftables openssl tcpdump prometheus tcpreplay
 
-.PHONY: all build deps test-deps demo test unit lint cli html live probe compare rows schema golden golden-update differential hostile realworld clean \
+.PHONY: all build deps test-deps demo test unit lint cli html live probe compare metrics soak rows schema golden golden-update differential hostile realworld clean \
 	static install deb man
 
 all: build
@@ -79,6 +80,11 @@ probe: build
 compare: build
 	Tests/compare/run.sh
 
+# live --metrics in network namespaces: the HTTP server, the exposition (strictly and by
+# promtool), ageing and findings over time, a real Prometheus, the alerting rules (root).
+metrics: build
+	Tests/metrics/run.sh
+
 # analyze --format rows: the schema, the JSON documents' values, loaded into DuckDB (docs/rows.md).
 rows: build
 	Tests/rows/run.sh
@@ -126,6 +132,7 @@ test: test-deps build lint
 	Tests/live/run.sh
 	Tests/probe/run.sh
 	Tests/compare/run.sh
+	Tests/metrics/run.sh
 	Tests/rows/run.sh
 	Tests/golden/run.sh
 	Tests/hostile/run.sh
