@@ -77,6 +77,13 @@ run help live
 check "help live documents -c, -w and the limits" eval 'out_has "-c, --count N" && out_has "-w, --write FILE" && out_has "--max-devices N"'
 check "help live documents --metrics, its window and forgetting" \
   eval 'out_has "--metrics [ADDR:]PORT" && out_has "--metrics-window S" && out_has "--metrics-forget S"'
+# -o naming an input would empty the capture before it is read.
+cp captures/goodbye.pcap "$T/same.pcap"
+for cmd in analyze report; do
+  run "$cmd" -o "$T/same.pcap" "$T/same.pcap"
+  check "$cmd -o X X: refused (exit 64), the capture untouched" \
+    eval 'rc_is 64 && cmp -s captures/goodbye.pcap "$T/same.pcap" && grep -q "is also an input" "$T/err"'
+done
 # --metrics is checked before anything is opened (no root needed for these).
 for bad in "--metrics abc" "--metrics 0" "--metrics 2001:db8::1:80" "--metrics [::1]" \
   "--metrics 9150 --metrics-window 5" "--metrics 9150 --metrics-window 100000" "--metrics-window 60" \

@@ -39,7 +39,10 @@ extension AnalyzeCommand {
                 exitStatus,
             ],
             defaults: Options(),
-            validate: { o throws(UsageError) in try CommonOptions.requireFiles(o) })
+            validate: { o throws(UsageError) in
+                try CommonOptions.requireFiles(o)
+                try OutputFile.checkNotInput(o.output, o.files)
+            })
     }
 
     /// `--session-gap`, `--client`, `--merge`, `--plist`, `--fail-on` (shared with `report`).

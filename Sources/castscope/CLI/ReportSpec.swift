@@ -32,6 +32,7 @@ extension ReportCommand {
             defaults: Options(),
             validate: { o throws(UsageError) in
                 try CommonOptions.requireFiles(o.analysis)
+                try OutputFile.checkNotInput(o.output, o.analysis.files)
                 if o.format == .html, o.output == nil {
                     throw UsageError("HTML needs -o FILE (or -o - for standard output)")
                 }
