@@ -9,16 +9,26 @@ import WireFormat
 struct AnalysisRenderingTests {
     /// A report whose network-supplied strings are hostile: escapes, pipes, Markdown, very long.
     static func hostileReport() -> AnalysisReport {
-        var tracker = DiscoveryTracker()
         let evil = "Evil\u{1B}[2J | *TV* <b>" + String(repeating: "W", count: 150)
+        return castExchangeReport(
+            instance: "Evil|`inst`", txt: ["id=abc", "fn=\(evil)", "md=Chromecast", "ca=4101", "st=1", "rs=\u{7}beep"],
+            txtTTL: 4500, client: .v6(IPv6Address("fe80::1c2a:3bff:fe4d:5e6f")!), device: .v6(IPv6Address("fe80::21")!),
+            file: "x|y`.pcap")
+    }
+
+    /// One Cast query from `client` at t = 100 s, and `device`'s answer 42 ms later: PTR to
+    /// `instance`, TXT `txt`, SRV (8009, h.local) and h.local's A 192.0.2.21.
+    static func castExchangeReport(
+        instance label: String, txt: [String], txtTTL: UInt32, client: IPAddress, device: IPAddress, file: String
+    ) -> AnalysisReport {
+        var tracker = DiscoveryTracker()
         let instance = DNSName(
-            labels: [Array("Evil|`inst`".utf8)] + DNSName("_googlecast._tcp.local").labels.map(Array.init))
+            labels: [Array(label.utf8)] + DNSName("_googlecast._tcp.local").labels.map(Array.init))
         var response = DNSMessage(id: 0, flags: 0x8400, counts: [0, 4, 0, 0])
         response.answers = [
             DNSResourceRecord(name: DNSName("_googlecast._tcp.local"), type: .ptr, ttl: 120, data: .name(instance)),
             DNSResourceRecord(
-                name: instance, type: .txt, cacheFlush: true, ttl: 4500,
-                data: .txt(TXTRecord(["id=abc", "fn=\(evil)", "md=Chromecast", "ca=4101", "st=1", "rs=\u{7}beep"]))),
+                name: instance, type: .txt, cacheFlush: true, ttl: txtTTL, data: .txt(TXTRecord(txt))),
             DNSResourceRecord(
                 name: instance, type: .srv, cacheFlush: true, ttl: 120,
                 data: .srv(priority: 0, weight: 0, port: 8009, target: DNSName("h.local"))),
@@ -27,19 +37,20 @@ struct AnalysisRenderingTests {
         ]
         var query = DNSMessage(id: 0, flags: 0, counts: [1, 0, 0, 0])
         query.questions = [DNSQuestion(name: DNSName("_googlecast._tcp.local"), type: .ptr)]
-        let client = IPAddress.v6(IPv6Address("fe80::1c2a:3bff:fe4d:5e6f")!)
+        let v6: Bool
+        if case .v6 = client { v6 = true } else { v6 = false }
+        let group: IPAddress = v6 ? .v6(.mdnsGroup) : .v4(.mdnsGroup)
         let q = DiscoveryPacket(
-            frame: 1, timestamp: Timestamp(seconds: 100, nanoseconds: 0), ipVersion: 6, source: client,
-            destination: .v6(.mdnsGroup), ttl: 255, sourcePort: 5353, destinationPort: 5353, payload: .mdns(query))
+            frame: 1, timestamp: Timestamp(seconds: 100, nanoseconds: 0), ipVersion: v6 ? 6 : 4, source: client,
+            destination: group, ttl: 255, sourcePort: 5353, destinationPort: 5353, payload: .mdns(query))
         let r = DiscoveryPacket(
-            frame: 2, timestamp: Timestamp(seconds: 100, nanoseconds: 42_000_000), ipVersion: 6,
-            source: .v6(IPv6Address("fe80::21")!), destination: .v6(.mdnsGroup), ttl: 255, sourcePort: 5353,
-            destinationPort: 5353, payload: .mdns(response))
+            frame: 2, timestamp: Timestamp(seconds: 100, nanoseconds: 42_000_000), ipVersion: v6 ? 6 : 4,
+            source: device, destination: group, ttl: 255, sourcePort: 5353, destinationPort: 5353,
+            payload: .mdns(response))
         tracker.ingest(q, capture: 0)
         tracker.ingest(r, capture: 0)
         let capture = CaptureInfo(
-            file: "x|y`.pcap", linkType: "EN10MB", packets: 2, discoveryPackets: 2, start: q.timestamp, end: r.timestamp
-        )
+            file: file, linkType: "EN10MB", packets: 2, discoveryPackets: 2, start: q.timestamp, end: r.timestamp)
         return AnalysisReport(
             captures: [capture], timelines: [tracker.finish()], options: AnalysisOptions(), merged: false)
     }

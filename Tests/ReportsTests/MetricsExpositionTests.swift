@@ -14,39 +14,10 @@ import WireFormat
     /// A watch that has seen one query from 192.0.2.10 at t = 100 s and one device answering
     /// 42 ms later (TTL 120 s), whose friendly name is hostile.
     static func watch(now: Timestamp) -> LiveMetrics {
-        var tracker = DiscoveryTracker()
-        let instance = DNSName(
-            labels: [Array("Chromecast-1".utf8)] + DNSName("_googlecast._tcp.local").labels.map(Array.init))
-        var response = DNSMessage(id: 0, flags: 0x8400, counts: [0, 4, 0, 0])
-        response.answers = [
-            DNSResourceRecord(name: DNSName("_googlecast._tcp.local"), type: .ptr, ttl: 120, data: .name(instance)),
-            DNSResourceRecord(
-                name: instance, type: .txt, cacheFlush: true, ttl: 120,
-                data: .txt(
-                    TXTRecord(["id=0123456789abcdef0123456789abcdef", "fn=\(hostileName)", "md=Chromecast", "ca=4101"]))
-            ),
-            DNSResourceRecord(
-                name: instance, type: .srv, cacheFlush: true, ttl: 120,
-                data: .srv(priority: 0, weight: 0, port: 8009, target: DNSName("h.local"))),
-            DNSResourceRecord(
-                name: DNSName("h.local"), type: .a, cacheFlush: true, ttl: 120, data: .a(IPv4Address(192, 0, 2, 21))),
-        ]
-        var query = DNSMessage(id: 0, flags: 0, counts: [1, 0, 0, 0])
-        query.questions = [DNSQuestion(name: DNSName("_googlecast._tcp.local"), type: .ptr)]
-        let q = DiscoveryPacket(
-            frame: 1, timestamp: Timestamp(seconds: 100, nanoseconds: 0), ipVersion: 4,
-            source: .v4(IPv4Address(192, 0, 2, 10)),
-            destination: .v4(.mdnsGroup), ttl: 255, sourcePort: 5353, destinationPort: 5353, payload: .mdns(query))
-        let r = DiscoveryPacket(
-            frame: 2, timestamp: Timestamp(seconds: 100, nanoseconds: 42_000_000), ipVersion: 4,
-            source: .v4(IPv4Address(192, 0, 2, 21)), destination: .v4(.mdnsGroup), ttl: 255, sourcePort: 5353,
-            destinationPort: 5353, payload: .mdns(response))
-        tracker.ingest(q, capture: 0)
-        tracker.ingest(r, capture: 0)
-        let capture = CaptureInfo(
-            file: "live", linkType: "EN10MB", packets: 2, discoveryPackets: 2, start: q.timestamp, end: r.timestamp)
-        let report = AnalysisReport(
-            captures: [capture], timelines: [tracker.finish()], options: AnalysisOptions(), merged: false)
+        let report = AnalysisRenderingTests.castExchangeReport(
+            instance: "Chromecast-1",
+            txt: ["id=0123456789abcdef0123456789abcdef", "fn=\(hostileName)", "md=Chromecast", "ca=4101"],
+            txtTTL: 120, client: .v4(IPv4Address(192, 0, 2, 10)), device: .v4(IPv4Address(192, 0, 2, 21)), file: "live")
         var watch = DiscoveryWatch()
         watch.absorb(report, windowStart: Timestamp(seconds: 0, nanoseconds: 0), now: now)
         return LiveMetrics(
