@@ -58,13 +58,15 @@ struct LiveIngest {
     }
 
     /// Ends `tracker`'s timeline and diagnoses it as the capture `info` describes.
+    /// Without `diagnose`, the report has no findings (what a watch's counts need is there,
+    /// sooner).
     static func report(
         of tracker: inout DiscoveryTracker, info: CaptureInfo, dropped: (kernel: UInt64, interface: UInt64),
-        options: AnalysisOptions
+        options: AnalysisOptions, diagnose: Bool = true
     ) -> AnalysisReport {
         let timeline = tracker.finish()
         var report = AnalysisReport(captures: [info], timelines: [timeline], options: options, merged: false)
-        report.findings = Diagnosis.diagnose(report, inputs: DiagnosisInputs(packetsDropped: dropped))
+        if diagnose { report.findings = Diagnosis.diagnose(report, inputs: DiagnosisInputs(packetsDropped: dropped)) }
         return report
     }
 

@@ -47,14 +47,18 @@ struct LiveWatch {
         let mark = Mark(start: now, frames: ingest.frames, statistics: ingest.statistics, dropped: dropped)
         if let next {
             // The old window's last counts, then the younger tracker takes over from where it is.
+            // Counts only (no diagnosis): the capture waits meanwhile, and the findings come
+            // from the next scrape's report of the new window.
             var old = ingest.tracker
             watch.absorb(
-                report(of: &old, from: current, ingest: ingest, dropped: dropped), windowStart: current.start, now: now)
+                report(of: &old, from: current, ingest: ingest, dropped: dropped, diagnose: false),
+                windowStart: current.start, now: now, findings: false)
             ingest.tracker = ingest.younger!
             current = next
             var copy = ingest.tracker
             watch.startWindow(
-                report(of: &copy, from: current, ingest: ingest, dropped: dropped), windowStart: current.start)
+                report(of: &copy, from: current, ingest: ingest, dropped: dropped, diagnose: false),
+                windowStart: current.start)
         }
         var younger = DiscoveryTracker(options: ingest.analysis)
         younger.advance(to: now)
@@ -89,7 +93,7 @@ struct LiveWatch {
     /// a capture of that window.
     func report(
         of tracker: inout DiscoveryTracker, from mark: Mark, ingest: LiveIngest,
-        dropped: (kernel: UInt64, interface: UInt64)
+        dropped: (kernel: UInt64, interface: UInt64), diagnose: Bool = true
     ) -> AnalysisReport {
         let info = CaptureInfo(
             file: "live window since " + Wording.clock(mark.start),
@@ -99,6 +103,7 @@ struct LiveWatch {
         let inWindow = (
             kernel: dropped.kernel &- mark.dropped.kernel, interface: dropped.interface &- mark.dropped.interface
         )
-        return LiveIngest.report(of: &tracker, info: info, dropped: inWindow, options: ingest.analysis)
+        return LiveIngest.report(
+            of: &tracker, info: info, dropped: inWindow, options: ingest.analysis, diagnose: diagnose)
     }
 }

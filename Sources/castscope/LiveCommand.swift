@@ -35,7 +35,14 @@ enum LiveCommand {
         var metrics: MetricsEndpoint?
         var metricsWindowSeconds: Double?
         var metricsForgetSeconds: Double?
+        /// Whether `--buffer-size` was given (else --metrics takes a larger default).
+        var bufferSizeGiven = false
     }
+
+    /// The kernel buffer with `--metrics`: in immediate mode each frame takes a 9472-byte slot,
+    /// so 4 MiB holds about 440 frames, and a window's report holds the loop for tens of
+    /// milliseconds (up to 200 ms in the soak test, at 3,400 frames a second).
+    static let metricsBufferSize: Int32 = 16 << 20
 
     static func run(_ arguments: [String]) -> ExitStatus {
         let o: Options
@@ -54,6 +61,7 @@ enum LiveCommand {
         session.user = o.user
         session.analysis = o.analysis
         session.metrics = o.metrics
+        if o.metrics != nil, !o.bufferSizeGiven { session.live.bufferSize = LiveCommand.metricsBufferSize }
         if let s = o.metricsWindowSeconds { session.metricsWindowSeconds = s }
         if let s = o.metricsForgetSeconds { session.metricsForgetSeconds = s }
         switch LiveSession.open(session, notices: printNotice) {

@@ -85,7 +85,10 @@ import WireFormat
         return try #require(S.run(o).0)
     }
 
-    @Test(arguments: ["healthy-ipv4.pcap", "multi-device.pcap", "query-storm.pcap", "probe-group.pcap"])
+    @Test(arguments: [
+        "healthy-ipv4.pcap", "multi-device.pcap", "query-storm.pcap", "probe-group.pcap", "ipv6.pcap",
+        "own-queries-dropped.pcap", "app-id-unanswered.pcap", "device-expired.pcap",
+    ])
     func countersAddUpOverManyWindows(name: String) throws {
         let gap = 5.0
         let one = try Self.analyze(name, gap: gap)
@@ -98,8 +101,12 @@ import WireFormat
         #expect(m.watch.queries == times * queries)
         #expect(m.watch.clients.values.map(\.queries).reduce(0, +) == times * queries)
         for c in one.clients where c.queries > 0 {
-            #expect(m.watch.clients[c.address]?.queries == times * c.queries)
+            #expect(m.watch.clients.values.first { $0.address == c.address }?.queries == times * c.queries)
         }
+        // Unanswered queries are filed under the same hosts as the queries (an event names the
+        // query's source address, a report the host's primary one).
+        #expect(m.watch.clients.values.map(\.unanswered).reduce(0, +) == m.watch.unanswered)
+        #expect(m.watch.clients.count == one.clients.filter { $0.queries > 0 }.count)
         #expect(m.packetsRead == times * (try Self.frames(name)).2.count)
         // Every session after the first replay's opening one is counted once: the first
         // replay's sessions that began within a session gap of the start are not known to be

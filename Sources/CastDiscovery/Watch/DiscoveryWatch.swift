@@ -60,6 +60,9 @@ public struct DiscoveryWatch: Sendable {
 
     /// A client (a host that searched) as the watch shows it.
     public struct ClientEntry: Hashable, Sendable {
+        /// The host's address when the watch first saw it: the series' label, kept while the
+        /// host is, however its addresses change (a host is its MAC address when the capture
+        /// has one, so a phone's IPv4 and IPv6 addresses are one client).
         public var address: IPAddress
         /// Cast queries it sent, and those the devices that should have answered did not.
         public var queries = 0
@@ -84,8 +87,8 @@ public struct DiscoveryWatch: Sendable {
     public let settings: Settings
     /// By device id.
     public private(set) var devices: [String: DeviceEntry] = [:]
-    /// By address.
-    public private(set) var clients: [IPAddress: ClientEntry] = [:]
+    /// By host (``hostKey(_:)``).
+    public private(set) var clients: [String: ClientEntry] = [:]
     /// By code and severity.
     public private(set) var findings: [String: FindingEntry] = [:]
     /// Connections to addresses no device advertises, by outcome.
@@ -101,9 +104,13 @@ public struct DiscoveryWatch: Sendable {
     /// each drop counted once.
     public private(set) var limitDrops: [Limit: Int] = [:]
 
-    /// Each client's query count in the current window's tracker at the last look, so that a
+    /// Each host's query count in the current window's tracker at the last look, so that a
     /// report adds only what is new.
-    var queryBaseline: [IPAddress: Int] = [:]
+    var queryBaseline: [String: Int] = [:]
+    /// The host each address belongs to, from the reports (events name a query's source).
+    var hostOfAddress: [IPAddress: String] = [:]
+    /// Unanswered queries from addresses no report has placed yet.
+    var pendingUnanswered: [IPAddress: Int] = [:]
     /// Latency rows already counted (a session's row shows in every report until its
     /// tracker ends): bit 0 first answer, bit 1 resolved.
     var observedRows: [RowKey: UInt8] = [:]
@@ -113,7 +120,7 @@ public struct DiscoveryWatch: Sendable {
     var refused: Set<String> = []
 
     struct RowKey: Hashable, Sendable {
-        var client: IPAddress
+        var client: String
         var device: String
         var sessionStart: Timestamp
     }
@@ -128,11 +135,12 @@ public struct DiscoveryWatch: Sendable {
     public mutating func note(_ events: [TrackerEvent]) {
         for event in events {
             switch event {
-            case .queryUnanswered(let client, let time, _, _):
+            case .queryUnanswered(let client, _, _, _):
                 unanswered += 1
-                if var c = clientEntry(client, lastQuery: time) {
-                    c.unanswered += 1
-                    clients[client] = c
+                if let key = hostOfAddress[client], clients[key] != nil {
+                    clients[key]!.unanswered += 1
+                } else {
+                    pendingUnanswered[client, default: 0] += 1
                 }
             case .connection(_, _, _, let outcome, _, _, _, let device):
                 if let id = device?.id, devices[id] != nil {
@@ -148,29 +156,42 @@ public struct DiscoveryWatch: Sendable {
     /// Takes in the report of the current window (its tracker started at `windowStart`):
     /// devices heard, queries sent since the last look, latency rows not counted yet, and
     /// the findings active now.
-    public mutating func absorb(_ report: AnalysisReport, windowStart: Timestamp, now: Timestamp) {
+    public mutating func absorb(
+        _ report: AnalysisReport, windowStart: Timestamp, now: Timestamp, findings withFindings: Bool = true
+    ) {
         for d in report.devices where d.via.contains("mdns") { absorb(d) }
         var active = 0
+        var keyOfPrimary: [IPAddress: String] = [:]
         for c in report.clients {
+            let key = Self.hostKey(c)
+            keyOfPrimary[c.address] = key
+            for a in c.allAddresses { hostOfAddress[a] = key }
             let total = c.queries
-            let new = total - queryBaseline[c.address, default: 0]
-            queryBaseline[c.address] = total
+            let new = total - queryBaseline[key, default: 0]
+            queryBaseline[key] = total
             if let last = c.lastQuery, now.seconds(since: last) < settings.sessionGapSeconds { active += 1 }
-            guard new > 0 else { continue }
-            queries += new
-            if var entry = clientEntry(c.address, lastQuery: c.lastQuery ?? now) {
-                entry.queries += new
-                if let last = c.lastQuery, last > entry.lastQuery { entry.lastQuery = last }
-                clients[c.address] = entry
-            }
+            let last = c.lastQuery ?? now
+            guard new > 0 || clients[key] != nil else { continue }
+            queries += Swift.max(new, 0)
+            guard var entry = clientEntry(key, address: c.address, lastQuery: last) else { continue }
+            entry.queries += Swift.max(new, 0)
+            if last > entry.lastQuery { entry.lastQuery = last }
+            clients[key] = entry
         }
         clientsActive = active
+        for (address, n) in pendingUnanswered {
+            if let key = hostOfAddress[address], clients[key] != nil { clients[key]!.unanswered += n }
+        }
+        // What is still unplaced belongs to a client that got no series (the total has it).
+        pendingUnanswered.removeAll(keepingCapacity: true)
         // A row whose session began before this tracker had watched for a session gap may
         // have started earlier, unseen: the previous window counted it.
         let gap = Int64(settings.sessionGapSeconds * 1e9)
         for row in report.latency where row.via == .mdns && devices[row.deviceID] != nil {
             guard row.sessionStart.totalNanoseconds - windowStart.totalNanoseconds >= gap else { continue }
-            let key = RowKey(client: row.client, device: row.deviceID, sessionStart: row.sessionStart)
+            let key = RowKey(
+                client: keyOfPrimary[row.client] ?? "ip " + row.client.description, device: row.deviceID,
+                sessionStart: row.sessionStart)
             var seen = observedRows[key, default: 0]
             if seen & 1 == 0, let ms = row.firstAnswerMs {
                 devices[row.deviceID]!.firstAnswer.observe(ms / 1000)
@@ -188,6 +209,7 @@ public struct DiscoveryWatch: Sendable {
             limitBaseline[limit] = total
             if new > 0 { limitDrops[limit, default: 0] += new }
         }
+        guard withFindings else { return }
         var current: Set<String> = []
         for f in report.findings {
             let key = f.code.rawValue + "/" + f.severity.rawValue
@@ -201,7 +223,7 @@ public struct DiscoveryWatch: Sendable {
     /// (`report` is the new tracker's report at the switch), and rows of sessions that began
     /// before `windowStart` cannot show again.
     public mutating func startWindow(_ report: AnalysisReport, windowStart: Timestamp) {
-        queryBaseline = Dictionary(report.clients.map { ($0.address, $0.queries) }, uniquingKeysWith: { $1 })
+        queryBaseline = Dictionary(report.clients.map { (Self.hostKey($0), $0.queries) }, uniquingKeysWith: +)
         limitBaseline = Dictionary(uniqueKeysWithValues: Limit.allCases.map { ($0, Self.drops(report, at: $0)) })
         observedRows = observedRows.filter { $0.key.sessionStart >= windowStart }
         refused.removeAll(keepingCapacity: true)
@@ -213,6 +235,7 @@ public struct DiscoveryWatch: Sendable {
         let forget = settings.forgetSeconds
         devices = devices.filter { $0.value.isUp(at: now) || now.seconds(since: $0.value.goneAt) <= forget }
         clients = clients.filter { now.seconds(since: $0.value.lastQuery) <= forget }
+        hostOfAddress = hostOfAddress.filter { clients[$0.value] != nil }
         findings = findings.filter { $0.value.isActive || now.seconds(since: $0.value.lastActive) <= forget }
     }
 
@@ -236,11 +259,17 @@ public struct DiscoveryWatch: Sendable {
             lastHeard: d.lastSeen, ttl: ttl, leftAt: d.leftAt)
     }
 
-    /// The client's entry, made when there is room.
-    mutating func clientEntry(_ address: IPAddress, lastQuery: Timestamp) -> ClientEntry? {
-        if let c = clients[address] { return c }
-        guard makeRoom(.client, key: address.description) else { return nil }
+    /// The host's entry, made when there is room.
+    mutating func clientEntry(_ key: String, address: IPAddress, lastQuery: Timestamp) -> ClientEntry? {
+        if let c = clients[key] { return c }
+        guard makeRoom(.client, key: key) else { return nil }
         return ClientEntry(address: address, lastQuery: lastQuery)
+    }
+
+    /// What a client is known by across windows: its MAC address (a host with several IP
+    /// addresses, as the report joins them), else its address.
+    static func hostKey(_ c: Client) -> String {
+        c.mac.map { "mac " + $0.description } ?? "ip " + c.address.description
     }
 
     /// Whether a new series of `family` fits: at the limit, the one gone longest (a device
@@ -259,10 +288,10 @@ public struct DiscoveryWatch: Sendable {
         case .client:
             guard clients.count >= settings.maximumClients else { return true }
             let newest = clients.values.map(\.lastQuery).max() ?? Timestamp(seconds: 0, nanoseconds: 0)
-            if let oldest = clients.values.min(by: { $0.lastQuery < $1.lastQuery }),
-                newest.seconds(since: oldest.lastQuery) >= settings.sessionGapSeconds
+            if let oldest = clients.min(by: { $0.value.lastQuery < $1.value.lastQuery }),
+                newest.seconds(since: oldest.value.lastQuery) >= settings.sessionGapSeconds
             {
-                clients[oldest.address] = nil
+                clients[oldest.key] = nil
                 seriesDropped[.client, default: 0] += 1
                 return true
             }

@@ -32,12 +32,17 @@ extension LiveCommand {
                             help: "A BPF expression that narrows the discovery filter further."
                         ) { o, v in o.filter = v },
                         .flag("--promisc", help: "Promiscuous mode (off by default).") { $0.live.promiscuous = true },
-                        .value("--buffer-size", name: "BYTES", help: "Kernel capture buffer (default 4 MiB).") {
+                        .value(
+                            "--buffer-size", name: "BYTES",
+                            help: "Kernel capture buffer (default 4 MiB; 16 MiB with --metrics, whose window reports "
+                                + "hold the loop for tens of milliseconds)."
+                        ) {
                             o, v throws(UsageError) in
                             guard let n = Int32(v), n >= 65536 else {
                                 throw UsageError("--buffer-size needs a number of bytes ≥ 65536, not '\(v)'")
                             }
                             o.live.bufferSize = n
+                            o.bufferSizeGiven = true
                         },
                         .value(
                             "--user", short: "-Z", name: "NAME",
