@@ -59,7 +59,9 @@ public enum MetricsExposition {
             "From the start of a client's discovery session to the device fully resolved (PTR, SRV, TXT, address).",
             devices, \.resolution)
 
-        let clients = watch.clients.values.sorted { $0.address < $1.address }
+        let clients = watch.clients.values.sorted {
+            ($0.address, $0.mac?.description ?? "") < ($1.address, $1.mac?.description ?? "")
+        }
         w.family(
             "castscope_clients_active", .gauge,
             "Clients whose discovery session is open (a Cast query within the session gap).")
@@ -72,14 +74,17 @@ public enum MetricsExposition {
         w.sample("castscope_unanswered_queries_total", [], Double(watch.unanswered))
         w.family("castscope_client_queries_total", .counter, "Cast queries the client sent.")
         for c in clients {
-            w.sample("castscope_client_queries_total", [("client", c.address.description)], Double(c.queries))
+            w.sample(
+                "castscope_client_queries_total",
+                [("client", c.address.description), ("mac", c.mac?.description ?? "")], Double(c.queries))
         }
         w.family(
             "castscope_client_unanswered_queries_total", .counter,
             "The client's Cast queries that devices which should have answered did not answer within 1 s.")
         for c in clients {
             w.sample(
-                "castscope_client_unanswered_queries_total", [("client", c.address.description)], Double(c.unanswered))
+                "castscope_client_unanswered_queries_total",
+                [("client", c.address.description), ("mac", c.mac?.description ?? "")], Double(c.unanswered))
         }
 
         w.family(

@@ -36,6 +36,7 @@ import WireFormat
         var samples: [Sample] = []
         var types: [String: String] = [:]
         var errors: [String] = []
+        var seen: Set<String> = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
             if line.hasPrefix("# TYPE ") {
                 let parts = line.split(separator: " ")
@@ -100,6 +101,8 @@ import WireFormat
                 }
                 .map { String(name.dropLast($0.count)) } ?? name
             if types[family] == nil { errors.append("sample before its TYPE: \(line)") }
+            let series = name + labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+            if !seen.insert(series).inserted { errors.append("series twice: \(line)") }
             samples.append(Sample(name: name, labels: labels, value: v))
         }
         return (samples, types, errors)
@@ -121,7 +124,10 @@ import WireFormat
         #expect(samples.first { $0.name == "castscope_build_info" }?.labels["version"] == "9.9\"x")
         #expect(samples.first { $0.name == "castscope_devices_visible" }?.value == 1)
         #expect(samples.first { $0.name == "castscope_device_last_heard_age_seconds" }?.value == 0.958)
-        #expect(samples.first { $0.name == "castscope_client_queries_total" }?.labels == ["client": "192.0.2.10"])
+        #expect(
+            samples.first { $0.name == "castscope_client_queries_total" }?.labels == [
+                "client": "192.0.2.10", "mac": "",
+            ])
         #expect(samples.first { $0.name == "castscope_client_queries_total" }?.value == 1)
         #expect(samples.first { $0.name == "castscope_start_time_seconds" }?.value == 90.5)
         #expect(types["castscope_first_answer_seconds"] == "histogram")

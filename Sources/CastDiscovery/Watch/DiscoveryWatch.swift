@@ -64,6 +64,9 @@ public struct DiscoveryWatch: Sendable {
         /// host is, however its addresses change (a host is its MAC address when the capture
         /// has one, so a phone's IPv4 and IPv6 addresses are one client).
         public var address: IPAddress
+        /// Its MAC address, when the capture has one: with the address, what tells two hosts
+        /// apart that had the same address one after the other (DHCP).
+        public var mac: MACAddress?
         /// Cast queries it sent, and those the devices that should have answered did not.
         public var queries = 0
         public var unanswered = 0
@@ -173,7 +176,7 @@ public struct DiscoveryWatch: Sendable {
             let last = c.lastQuery ?? now
             guard new > 0 || clients[key] != nil else { continue }
             queries += Swift.max(new, 0)
-            guard var entry = clientEntry(key, address: c.address, lastQuery: last) else { continue }
+            guard var entry = clientEntry(key, address: c.address, mac: c.mac, lastQuery: last) else { continue }
             entry.queries += Swift.max(new, 0)
             if last > entry.lastQuery { entry.lastQuery = last }
             clients[key] = entry
@@ -260,10 +263,12 @@ public struct DiscoveryWatch: Sendable {
     }
 
     /// The host's entry, made when there is room.
-    mutating func clientEntry(_ key: String, address: IPAddress, lastQuery: Timestamp) -> ClientEntry? {
+    mutating func clientEntry(_ key: String, address: IPAddress, mac: MACAddress?, lastQuery: Timestamp)
+        -> ClientEntry?
+    {
         if let c = clients[key] { return c }
         guard makeRoom(.client, key: key) else { return nil }
-        return ClientEntry(address: address, lastQuery: lastQuery)
+        return ClientEntry(address: address, mac: mac, lastQuery: lastQuery)
     }
 
     /// What a client is known by across windows: its MAC address (a host with several IP
