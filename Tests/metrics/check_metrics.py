@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What Tests/metrics/run.sh checks in `castscope live --metrics`' exposition and in Prometheus
-(stdlib only; the exposition read by expo.py's strict parser).  Each check prints one `ok ...`
-or `FAIL ...` line, with the values and the exposition lines behind a failure.
+(stdlib only; the exposition read by Tests/lib/expo.py's strict parser).  Each check prints
+one `ok ...` or `FAIL ...` line, with the values and the exposition lines behind a failure.
 
   check_metrics.py scrape   HOST:PORT OUT                 GET /metrics into OUT (exit 1 unless 200)
   check_metrics.py static   FILE --spec devices.json --visible tv,speaker,odd --client ADDR
@@ -45,8 +45,8 @@ FAMILIES = {
     "castscope_first_answer_seconds": ("histogram", {"id"}, True),
     "castscope_resolution_seconds": ("histogram", {"id"}, True),
     "castscope_clients_active": ("gauge", set(), True),
-    "castscope_client_queries_total": ("counter", {"client"}, True),
-    "castscope_client_unanswered_queries_total": ("counter", {"client"}, True),
+    "castscope_client_queries_total": ("counter", {"client", "mac"}, True),
+    "castscope_client_unanswered_queries_total": ("counter", {"client", "mac"}, True),
     "castscope_connections_total": ("counter", {"id", "outcome"}, False),
     "castscope_findings_active": ("gauge", {"code", "severity"}, False),
     "castscope_series_dropped_total": ("counter", {"family"}, True),

@@ -18,7 +18,7 @@
 #      as a bare port (all addresses; with --max-devices 2: limit_drops_total); a port in
 #      use exits 69, a bad [ADDR:]PORT or window 64;
 #   2. `promtool check metrics` on a scrape;
-#   3. the exposition, read strictly (expo.py), against what the LAN did (check_metrics.py
+#   3. the exposition, read strictly (Tests/lib/expo.py), against what the LAN did (check_metrics.py
 #      static): families and types, devices_visible, device_up with id/name/model/kind (the
 #      name round-trips exactly), histograms, packets read >= sent, the querier's queries_total
 #      equal to the number it sent, connections_total per outcome; the names as `castscope
@@ -115,7 +115,7 @@ sent_count() { cat "$T"/{tv,speaker,odd,querier,storm}.log 2>/dev/null | grep -c
 wait_healthz() { # HOST PORT SECONDS : 0 once GET /healthz answers 200
   local i
   for ((i = 0; i < $3 * 5; i++)); do
-    in_prom "$PY" - "$HERE" "$1" "$2" <<'EOF' >/dev/null 2>&1 && return 0
+    in_prom "$PY" - "$HERE/../lib" "$1" "$2" <<'EOF' >/dev/null 2>&1 && return 0
 import sys; sys.path.insert(0, sys.argv[1]); import expo
 sys.exit(0 if expo.http_get(sys.argv[2], int(sys.argv[3]), "/healthz", timeout=1)[0] == 200 else 1)
 EOF
@@ -151,7 +151,7 @@ if (cd "$T/rules" && promtool test rules rules_test.yml) >"$T/promtool-test.log"
 else
   fail "promtool test rules: $(tr '\n' '|' <"$T/promtool-test.log" | head -c 1500)"
 fi
-run_py_checks "$PY" "$HERE/expo.py" selftest
+run_py_checks "$PY" "$HERE/../lib/expo.py" selftest
 
 # =============================================================== the LAN
 mkbridge
@@ -248,7 +248,7 @@ run_py_checks in_prom "$PY" "$HERE/http_checks.py" healthz "$MON6" "$((PORT + 1)
 # watch sees it, and counted as the analysis counts it (LIMIT_REACHED), per record.
 check expect "$MON4:$((PORT + 1))" 'castscope_limit_drops_total{limit="max-devices"}' ">=" 1 --within 5 \
   --label "--max-devices 2 with 3 devices: castscope_limit_drops_total{limit=\"max-devices\"} >= 1"
-n=$(in_prom "$PY" - "$HERE" "$MON4" "$((PORT + 1))" <<'EOF'
+n=$(in_prom "$PY" - "$HERE/../lib" "$MON4" "$((PORT + 1))" <<'EOF'
 import sys; sys.path.insert(0, sys.argv[1]); import expo
 fams = expo.parse(expo.http_get(sys.argv[2], int(sys.argv[3]), "/metrics")[2])
 print(len(expo.samples(fams, "castscope_device_up")))

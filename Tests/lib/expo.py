@@ -1,9 +1,13 @@
 """A strict reader of the Prometheus text exposition format 0.0.4, and a plain HTTP GET (stdlib only).
+Shared by Tests/metrics (check_metrics.py, http_checks.py, run.sh) and Tests/soak (soak.py).
 
-  import expo
+  sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+  import expo  # noqa: E402
   fams = expo.parse(text)                   # raises expo.ExpoError with the line number
-  expo.samples(fams, "castscope_device_up", id="...")   # [Sample]
+  expo.samples(fams, "castscope_device_up", id="...")   # [Sample], labels a subset
   expo.value(fams, "castscope_devices_visible")          # one sample's value, or None
+  e = expo.exposition(text)                 # the same parse, as an Exposition:
+  e.series(name), e.value(name, **labels)   #   labels exactly these; e.counters()
   status, headers, body = expo.http_get("192.0.2.2", 9150, "/metrics")
 
 What parse() enforces (the format as Prometheus' own text parser reads it, plus the rules it
@@ -15,6 +19,7 @@ states that the parser leaves to the ingester):
 - samples: name{label="value",...} value [timestamp]; names [a-zA-Z_:][a-zA-Z0-9_:]*, label
   names [a-zA-Z_][a-zA-Z0-9_]* not starting with __, no label twice; label values escape only
   \\\\, \\" and \\n; values are decimal floats, NaN, +Inf or -Inf; timestamps integers;
+  tokens are separated by blanks and tabs only (no other control character in a sample line);
 - one group per family (its lines are not interleaved with another family's), no series twice;
 - counters: the sample name is the family's, the value >= 0 (not NaN);
 - histograms: only name_bucket (with a float `le`), name_sum and name_count; per series:
@@ -22,7 +27,8 @@ states that the parser leaves to the ingester):
   present; summaries: name (with `quantile`), name_sum, name_count.
 Samples of a family with no TYPE line are `untyped`.
 
-Run as a script, it checks itself against good and bad expositions (`expo.py selftest`).
+Run as a script, it checks itself against good and bad expositions (`expo.py selftest`, or
+`python3 Tests/lib/expo.py` with no argument), printing `ok ...` / `FAIL ...` lines.
 """
 import math
 import re
@@ -30,7 +36,6 @@ import socket
 import sys
 from collections import namedtuple
 
-Sample = namedtuple("Sample", "name labels value timestamp line")
 METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|NaN|[+-]Inf")
@@ -41,6 +46,15 @@ BLANK = " \t"
 
 class ExpoError(ValueError):
     pass
+
+
+
+class Sample(namedtuple("Sample", "name labels value timestamp line")):
+    __slots__ = ()
+
+    def key(self):
+        """(sample name, sorted label items): the series."""
+        return (self.name, tuple(sorted(self.labels.items())))
 
 
 class Family:
@@ -196,9 +210,12 @@ def parse(text):
             j += 1
         if j < len(line) and line[j] == "{":
             labels, i = _labels(line, j, lineno)
-        fields = line[i:].split()
-        if not line[i:i + 1] or line[i] not in BLANK or len(fields) not in (1, 2):
-            raise ExpoError(f"line {lineno}: expected ' value [timestamp]' after the name and labels: {line[i:][:40]!r}")
+        rest = line[i:]
+        if any(c not in BLANK and not c.isprintable() for c in rest):
+            raise ExpoError(f"line {lineno}: control character in the sample line: {rest[:40]!r}")
+        fields = re.split("[ \t]+", rest.strip(BLANK))
+        if not rest or rest[0] not in BLANK or len(fields) not in (1, 2):
+            raise ExpoError(f"line {lineno}: expected ' value [timestamp]' after the name and labels: {rest[:40]!r}")
         try:
             value = parse_float(fields[0])
         except ValueError as e:
@@ -299,6 +316,39 @@ def value(families, name, **labels):
     return found[0].value if found else None
 
 
+class Exposition:
+    """One parsed exposition, for checks that walk it (Tests/soak): .families is parse()'s dict."""
+
+    def __init__(self, families):
+        self.families = families
+
+    def series(self, name):
+        """Every sample whose sample name is `name` (a family, or `x_bucket` etc.)."""
+        return samples(self.families, name)
+
+    def value(self, name, **labels):
+        """The value of the one sample `name` with exactly these labels (no more), or None."""
+        for s in self.series(name):
+            if s.labels == labels:
+                return s.value
+        return None
+
+    def counters(self):
+        """Sample.key() -> value of every sample that must never decrease: counters, and the
+        _bucket/_sum/_count of histograms (whose observations are >= 0)."""
+        out = {}
+        for f in self.families.values():
+            if f.type in ("counter", "histogram"):
+                for s in f.samples:
+                    out[s.key()] = s.value
+        return out
+
+
+def exposition(text):
+    """parse(text) as an Exposition; raises ExpoError."""
+    return Exposition(parse(text))
+
+
 def http_get(host, port, path, method="GET", timeout=5.0, version="1.1"):
     """One request over a plain socket (no proxy, whatever the environment says):
     (status, {lower-case header: value}, body bytes). The connection is read to its end."""
@@ -351,6 +401,7 @@ def _dechunk(data):
         i = eol + 2 + size + 2
 
 
+# --- self-test ---------------------------------------------------------------------------------
 GOOD = [
     "",
     "# just a comment\n\nup 1\n",
@@ -360,26 +411,55 @@ GOOD = [
     '# TYPE e histogram\n# HELP e No samples.\n',
     '# TYPE s summary\ns{quantile="0.5"} 1\ns_sum 2\ns_count 3\n',
 ]
+# castscope's own families: escapes, a trailing comma, a histogram, a timestamp, NaN, -Inf
+CASTSCOPE = """# HELP castscope_packets_read_total Frames captured.
+# TYPE castscope_packets_read_total counter
+castscope_packets_read_total 12
+# TYPE castscope_device_up gauge
+castscope_device_up{id="a\\\\b",name="Living \\"Room\\"\\nTV",model="",kind="video"} 1
+castscope_device_up{id="c",name="x",model="y",kind="audio",} 0
+# HELP castscope_first_answer_seconds First answer.\\nSecond line \\\\ backslash
+# TYPE castscope_first_answer_seconds histogram
+castscope_first_answer_seconds_bucket{id="a",le="0.005"} 0
+castscope_first_answer_seconds_bucket{id="a",le="0.01"} 1
+castscope_first_answer_seconds_bucket{id="a",le="+Inf"} 2
+castscope_first_answer_seconds_sum{id="a"} 0.5
+castscope_first_answer_seconds_count{id="a"} 2
+# a comment
+
+castscope_start_time_seconds 1.7e9 1700000000000
+other_untyped NaN
+other_inf -Inf
+"""
+GOOD.append(CASTSCOPE)
 BAD = [
     ("up 1", "no final line feed"),
     ("up 1\r\n", "carriage return"),
     ("up\n", "no value"),
     ("up 1 2 3\n", "too many fields"),
     ("up 0x1p3\n", "hex float"),
+    ("a 0x10\n", "hex value"),
+    ("a one\n", "bad value"),
     ("up inf\n", "lower-case inf"),
     ("1up 1\n", "bad metric name"),
     ('up{a="1",a="2"} 1\n', "label twice"),
     ('up{__a="1"} 1\n', "reserved label"),
     ('up{a="\\t"} 1\n', "bad escape in a label value"),
     ('up{a="x} 1\n', "label value not closed"),
+    ("a{l=x} 1\n", "unquoted label value"),
     ('up{a="1"} 1\nup{a="1"} 2\n', "series twice"),
     ("a 1\nb 1\na 2\n", "family in two groups"),
+    ("a 1\nb 1\na{l=\"x\"} 2\n", "family in two groups, other labels"),
     ("# TYPE a counter\n# TYPE a counter\na 1\n", "second TYPE"),
+    ("a 1\n# TYPE a counter\n", "TYPE after samples"),
     ("# HELP a x\n# HELP a y\na 1\n", "second HELP"),
     ("# HELP a x \\t\na 1\n", "bad escape in HELP"),
     ("# TYPE a counter\na -1\n", "negative counter"),
+    ("# TYPE a counter\na NaN\n", "NaN counter"),
     ("# TYPE h histogram\nh 1\n", "histogram sample without a suffix"),
+    ("# TYPE h histogram\nh 1\nh_bucket{le=\"+Inf\"} 1\nh_sum 1\nh_count 1\n", "bare sample in a whole histogram"),
     ("# TYPE h histogram\nh_sum{le=\"1\"} 1\n", "le on _sum"),
+    ("# TYPE h histogram\nh_bucket 1\nh_sum 1\nh_count 1\n", "bucket without le"),
     ("# TYPE a countr\na 1\n", "unknown type"),
     ('# TYPE h histogram\nh_bucket{le="1"} 2\nh_bucket{le="+Inf"} 1\nh_sum 1\nh_count 1\n', "not cumulative"),
     ('# TYPE h histogram\nh_bucket{le="1"} 1\nh_sum 1\nh_count 1\n', "no +Inf bucket"),
@@ -387,11 +467,17 @@ BAD = [
     ('# TYPE h histogram\nh_bucket{le="+Inf"} 2\nh_sum 1\n', "no count"),
     ('# TYPE h histogram\nh_bucket{le="x"} 2\n', "le not a number"),
     ("up 1 1.5\n", "fractional timestamp"),
+    ('a{l="x"}1\n', "no blank before the value"),
+    ("up 1\x0b2\n", "vertical tab between value and timestamp"),
+    ("up\x0c1\n", "form feed before the value"),
+    ("up 1 2\x1f\n", "control character after the timestamp"),
     (b"up{a=\"\xff\"} 1\n", "not UTF-8"),
 ]
 
 
 def selftest():
+    """The problems found (empty when good): every good exposition parses, castscope's reads to
+    the right values, every bad one is refused."""
     problems = []
     for text in GOOD:
         try:
@@ -407,15 +493,33 @@ def selftest():
     fams = parse(GOOD[2])
     if samples(fams, "a_total")[0].labels != {"x": 'q"\\\n', "y": "ü"} or fams["a_total"].help != "Help with \\ and \n.":
         problems.append(f"unescaping: {samples(fams, 'a_total')[0].labels} / {fams['a_total'].help!r}")
+    e = exposition(CASTSCOPE)
+    dev = e.series("castscope_device_up")
+    if not (e.value("castscope_packets_read_total") == 12
+            and e.families["castscope_packets_read_total"].type == "counter"
+            and dev[0].labels == {"id": "a\\b", "name": 'Living "Room"\nTV', "model": "", "kind": "video"}
+            and e.families["castscope_first_answer_seconds"].help == "First answer.\nSecond line \\ backslash"
+            and e.value("castscope_first_answer_seconds_count", id="a") == 2
+            and e.value("castscope_first_answer_seconds_count") is None
+            and e.value("castscope_start_time_seconds") == 1.7e9
+            and math.isnan(e.value("other_untyped"))
+            and e.value("other_inf") == -math.inf
+            and e.counters().get(("castscope_first_answer_seconds_bucket", (("id", "a"), ("le", "+Inf")))) == 2
+            and len(e.counters()) == 6):
+        problems.append("castscope's exposition (escapes, trailing comma, histogram, timestamp, NaN, -Inf) reads wrong")
     return problems
 
 
+def summary():
+    return f"the strict 0.0.4 parser takes {len(GOOD)} good expositions (castscope's reads right) and rejects {len(BAD)} bad ones"
+
+
 if __name__ == "__main__":
-    if sys.argv[1:] != ["selftest"]:
+    if sys.argv[1:] not in ([], ["selftest"]):
         sys.exit(__doc__)
     found = selftest()
     for p in found:
         print(f"FAIL expo.py selftest: {p}")
     if not found:
-        print(f"ok expo.py selftest: the strict 0.0.4 parser takes {len(GOOD)} good expositions and rejects {len(BAD)} bad ones")
+        print(f"ok expo.py selftest: {summary()}")
     sys.exit(1 if found else 0)
