@@ -58,16 +58,23 @@ struct LiveIngest {
     }
 
     /// Ends `tracker`'s timeline and diagnoses it as the capture `info` describes.
-    /// Without `diagnose`, the report has no findings (what a watch's counts need is there,
-    /// sooner).
     static func report(
         of tracker: inout DiscoveryTracker, info: CaptureInfo, dropped: (kernel: UInt64, interface: UInt64),
-        options: AnalysisOptions, diagnose: Bool = true
+        options: AnalysisOptions
     ) -> AnalysisReport {
+        timelineAndReport(of: &tracker, info: info, dropped: dropped, options: options).report
+    }
+
+    /// The timeline too (a watch counts per address from it); without `diagnose`, the report
+    /// has no findings (what a watch's counts need is there, sooner).
+    static func timelineAndReport(
+        of tracker: inout DiscoveryTracker, info: CaptureInfo, dropped: (kernel: UInt64, interface: UInt64),
+        options: AnalysisOptions, diagnose: Bool = true
+    ) -> (timeline: TimelineResult, report: AnalysisReport) {
         let timeline = tracker.finish()
         var report = AnalysisReport(captures: [info], timelines: [timeline], options: options, merged: false)
         if diagnose { report.findings = Diagnosis.diagnose(report, inputs: DiagnosisInputs(packetsDropped: dropped)) }
-        return report
+        return (timeline, report)
     }
 
     /// Decode statistics of every source together.

@@ -249,7 +249,8 @@ public final class LiveSession {
             // A watch reports on its last window, as its findings did.
             ingest.writer?.flush()
             var tracker = ingest.tracker
-            report = w.report(of: &tracker, from: w.current, ingest: ingest, dropped: (dropped, interfaceDropped))
+            report =
+                w.report(of: &tracker, from: w.current, ingest: ingest, dropped: (dropped, interfaceDropped)).report
             events(tracker.drainEvents())
         } else {
             report = ingest.finish(

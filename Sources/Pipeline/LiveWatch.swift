@@ -50,15 +50,13 @@ struct LiveWatch {
             // Counts only (no diagnosis): the capture waits meanwhile, and the findings come
             // from the next scrape's report of the new window.
             var old = ingest.tracker
-            watch.absorb(
-                report(of: &old, from: current, ingest: ingest, dropped: dropped, diagnose: false),
-                windowStart: current.start, now: now, findings: false)
+            let last = report(of: &old, from: current, ingest: ingest, dropped: dropped, diagnose: false)
+            watch.absorb(last.report, timeline: last.timeline, windowStart: current.start, now: now, findings: false)
             ingest.tracker = ingest.younger!
             current = next
             var copy = ingest.tracker
-            watch.startWindow(
-                report(of: &copy, from: current, ingest: ingest, dropped: dropped, diagnose: false),
-                windowStart: current.start)
+            let first = report(of: &copy, from: current, ingest: ingest, dropped: dropped, diagnose: false)
+            watch.startWindow(first.report, timeline: first.timeline, windowStart: current.start)
         }
         var younger = DiscoveryTracker(options: ingest.analysis)
         younger.advance(to: now)
@@ -75,9 +73,8 @@ struct LiveWatch {
     ) -> LiveMetrics {
         if lastRefresh.map({ now.seconds(since: $0) >= 1 }) ?? true {
             var copy = ingest.tracker
-            watch.absorb(
-                report(of: &copy, from: current, ingest: ingest, dropped: dropped), windowStart: current.start, now: now
-            )
+            let taken = report(of: &copy, from: current, ingest: ingest, dropped: dropped)
+            watch.absorb(taken.report, timeline: taken.timeline, windowStart: current.start, now: now)
             watch.age(now: now)
             lastRefresh = now
         }
@@ -90,11 +87,11 @@ struct LiveWatch {
     }
 
     /// The analysis of what `tracker` saw since `mark`, as `castscope analyze` would give it for
-    /// a capture of that window.
+    /// a capture of that window, and its timeline.
     func report(
         of tracker: inout DiscoveryTracker, from mark: Mark, ingest: LiveIngest,
         dropped: (kernel: UInt64, interface: UInt64), diagnose: Bool = true
-    ) -> AnalysisReport {
+    ) -> (timeline: TimelineResult, report: AnalysisReport) {
         let info = CaptureInfo(
             file: "live window since " + Wording.clock(mark.start),
             linkType: linkTypeName, packets: ingest.frames - mark.frames,
@@ -103,7 +100,7 @@ struct LiveWatch {
         let inWindow = (
             kernel: dropped.kernel &- mark.dropped.kernel, interface: dropped.interface &- mark.dropped.interface
         )
-        return LiveIngest.report(
+        return LiveIngest.timelineAndReport(
             of: &tracker, info: info, dropped: inWindow, options: ingest.analysis, diagnose: diagnose)
     }
 }

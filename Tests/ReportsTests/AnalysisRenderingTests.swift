@@ -21,6 +21,13 @@ struct AnalysisRenderingTests {
     static func castExchangeReport(
         instance label: String, txt: [String], txtTTL: UInt32, client: IPAddress, device: IPAddress, file: String
     ) -> AnalysisReport {
+        castExchange(instance: label, txt: txt, txtTTL: txtTTL, client: client, device: device, file: file).report
+    }
+
+    /// The same, with the timeline the report was made from.
+    static func castExchange(
+        instance label: String, txt: [String], txtTTL: UInt32, client: IPAddress, device: IPAddress, file: String
+    ) -> (timeline: TimelineResult, report: AnalysisReport) {
         var tracker = DiscoveryTracker()
         let instance = DNSName(
             labels: [Array(label.utf8)] + DNSName("_googlecast._tcp.local").labels.map(Array.init))
@@ -51,8 +58,11 @@ struct AnalysisRenderingTests {
         tracker.ingest(r, capture: 0)
         let capture = CaptureInfo(
             file: file, linkType: "EN10MB", packets: 2, discoveryPackets: 2, start: q.timestamp, end: r.timestamp)
-        return AnalysisReport(
-            captures: [capture], timelines: [tracker.finish()], options: AnalysisOptions(), merged: false)
+        let timeline = tracker.finish()
+        return (
+            timeline,
+            AnalysisReport(captures: [capture], timelines: [timeline], options: AnalysisOptions(), merged: false)
+        )
     }
 
     @Test("text: no control characters, nothing wider than a 100-column terminal, values present")

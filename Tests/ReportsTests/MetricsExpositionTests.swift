@@ -14,12 +14,12 @@ import WireFormat
     /// A watch that has seen one query from 192.0.2.10 at t = 100 s and one device answering
     /// 42 ms later (TTL 120 s), whose friendly name is hostile.
     static func watch(now: Timestamp) -> LiveMetrics {
-        let report = AnalysisRenderingTests.castExchangeReport(
+        let (timeline, report) = AnalysisRenderingTests.castExchange(
             instance: "Chromecast-1",
             txt: ["id=0123456789abcdef0123456789abcdef", "fn=\(hostileName)", "md=Chromecast", "ca=4101"],
             txtTTL: 120, client: .v4(IPv4Address(192, 0, 2, 10)), device: .v4(IPv4Address(192, 0, 2, 21)), file: "live")
         var watch = DiscoveryWatch()
-        watch.absorb(report, windowStart: Timestamp(seconds: 0, nanoseconds: 0), now: now)
+        watch.absorb(report, timeline: timeline, windowStart: Timestamp(seconds: 0, nanoseconds: 0), now: now)
         return LiveMetrics(
             watch: watch, packetsRead: 2, packetsDecoded: 2, packetsMalformed: 0, droppedKernel: 0, droppedInterface: 0,
             started: Timestamp(seconds: 90, nanoseconds: 500_000_000), now: now, windowSeconds: 600)

@@ -58,14 +58,12 @@ public struct DiscoveryWatch: Sendable {
         }
     }
 
-    /// A client (a host that searched) as the watch shows it.
+    /// A client address (one a host searched from) as the watch shows it.
     public struct ClientEntry: Hashable, Sendable {
-        /// The host's address when the watch first saw it: the series' label, kept while the
-        /// host is, however its addresses change (a host is its MAC address when the capture
-        /// has one, so a phone's IPv4 and IPv6 addresses are one client).
+        /// The address its queries came from: the series' label.
         public var address: IPAddress
-        /// Its MAC address, when the capture has one: with the address, what tells two hosts
-        /// apart that had the same address one after the other (DHCP).
+        /// The MAC address it had when the watch first saw it (none in a capture without
+        /// link-layer headers).
         public var mac: MACAddress?
         /// Cast queries it sent, and those the devices that should have answered did not.
         public var queries = 0
@@ -90,7 +88,8 @@ public struct DiscoveryWatch: Sendable {
     public let settings: Settings
     /// By device id.
     public private(set) var devices: [String: DeviceEntry] = [:]
-    /// By host (``hostKey(_:)``).
+    /// By address (``key(_:)``): the tracker counts each address's queries, whichever host a
+    /// report joins it to, so per address the counts stay exact across windows.
     public private(set) var clients: [String: ClientEntry] = [:]
     /// By code and severity.
     public private(set) var findings: [String: FindingEntry] = [:]
@@ -107,12 +106,10 @@ public struct DiscoveryWatch: Sendable {
     /// each drop counted once.
     public private(set) var limitDrops: [Limit: Int] = [:]
 
-    /// Each host's query count in the current window's tracker at the last look, so that a
+    /// Each address's query count in the current window's tracker at the last look, so that a
     /// report adds only what is new.
     var queryBaseline: [String: Int] = [:]
-    /// The host each address belongs to, from the reports (events name a query's source).
-    var hostOfAddress: [IPAddress: String] = [:]
-    /// Unanswered queries from addresses no report has placed yet.
+    /// Unanswered queries from addresses no report has listed yet.
     var pendingUnanswered: [IPAddress: Int] = [:]
     /// Latency rows already counted (a session's row shows in every report until its
     /// tracker ends): bit 0 first answer, bit 1 resolved.
@@ -140,8 +137,8 @@ public struct DiscoveryWatch: Sendable {
             switch event {
             case .queryUnanswered(let client, _, _, _):
                 unanswered += 1
-                if let key = hostOfAddress[client], clients[key] != nil {
-                    clients[key]!.unanswered += 1
+                if clients[Self.key(client)] != nil {
+                    clients[Self.key(client)]!.unanswered += 1
                 } else {
                     pendingUnanswered[client, default: 0] += 1
                 }
@@ -160,19 +157,15 @@ public struct DiscoveryWatch: Sendable {
     /// devices heard, queries sent since the last look, latency rows not counted yet, and
     /// the findings active now.
     public mutating func absorb(
-        _ report: AnalysisReport, windowStart: Timestamp, now: Timestamp, findings withFindings: Bool = true
+        _ report: AnalysisReport, timeline: TimelineResult, windowStart: Timestamp, now: Timestamp,
+        findings withFindings: Bool = true
     ) {
         for d in report.devices where d.via.contains("mdns") { absorb(d) }
-        var active = 0
-        var keyOfPrimary: [IPAddress: String] = [:]
-        for c in report.clients {
-            let key = Self.hostKey(c)
-            keyOfPrimary[c.address] = key
-            for a in c.allAddresses { hostOfAddress[a] = key }
-            let total = c.queries
-            let new = total - queryBaseline[key, default: 0]
-            queryBaseline[key] = total
-            if let last = c.lastQuery, now.seconds(since: last) < settings.sessionGapSeconds { active += 1 }
+        for part in timeline.clients {
+            let c = part.client
+            let key = Self.key(c.address)
+            let new = c.queries - queryBaseline[key, default: 0]
+            queryBaseline[key] = c.queries
             let last = c.lastQuery ?? now
             guard new > 0 || clients[key] != nil else { continue }
             queries += Swift.max(new, 0)
@@ -181,9 +174,16 @@ public struct DiscoveryWatch: Sendable {
             if last > entry.lastQuery { entry.lastQuery = last }
             clients[key] = entry
         }
+        // Hosts, as analyze joins them, for the sessions open now.
+        var keyOfPrimary: [IPAddress: String] = [:]
+        var active = 0
+        for c in report.clients {
+            keyOfPrimary[c.address] = c.mac.map { "mac " + $0.description } ?? Self.key(c.address)
+            if let last = c.lastQuery, now.seconds(since: last) < settings.sessionGapSeconds { active += 1 }
+        }
         clientsActive = active
-        for (address, n) in pendingUnanswered {
-            if let key = hostOfAddress[address], clients[key] != nil { clients[key]!.unanswered += n }
+        for (address, n) in pendingUnanswered where clients[Self.key(address)] != nil {
+            clients[Self.key(address)]!.unanswered += n
         }
         // What is still unplaced belongs to a client that got no series (the total has it).
         pendingUnanswered.removeAll(keepingCapacity: true)
@@ -225,8 +225,9 @@ public struct DiscoveryWatch: Sendable {
     /// A new window's tracker takes over: its counts so far were counted through the old one
     /// (`report` is the new tracker's report at the switch), and rows of sessions that began
     /// before `windowStart` cannot show again.
-    public mutating func startWindow(_ report: AnalysisReport, windowStart: Timestamp) {
-        queryBaseline = Dictionary(report.clients.map { (Self.hostKey($0), $0.queries) }, uniquingKeysWith: +)
+    public mutating func startWindow(_ report: AnalysisReport, timeline: TimelineResult, windowStart: Timestamp) {
+        queryBaseline = Dictionary(
+            timeline.clients.map { (Self.key($0.client.address), $0.client.queries) }, uniquingKeysWith: +)
         limitBaseline = Dictionary(uniqueKeysWithValues: Limit.allCases.map { ($0, Self.drops(report, at: $0)) })
         observedRows = observedRows.filter { $0.key.sessionStart >= windowStart }
         refused.removeAll(keepingCapacity: true)
@@ -238,7 +239,6 @@ public struct DiscoveryWatch: Sendable {
         let forget = settings.forgetSeconds
         devices = devices.filter { $0.value.isUp(at: now) || now.seconds(since: $0.value.goneAt) <= forget }
         clients = clients.filter { now.seconds(since: $0.value.lastQuery) <= forget }
-        hostOfAddress = hostOfAddress.filter { clients[$0.value] != nil }
         findings = findings.filter { $0.value.isActive || now.seconds(since: $0.value.lastActive) <= forget }
     }
 
@@ -271,11 +271,8 @@ public struct DiscoveryWatch: Sendable {
         return ClientEntry(address: address, mac: mac, lastQuery: lastQuery)
     }
 
-    /// What a client is known by across windows: its MAC address (a host with several IP
-    /// addresses, as the report joins them), else its address.
-    static func hostKey(_ c: Client) -> String {
-        c.mac.map { "mac " + $0.description } ?? "ip " + c.address.description
-    }
+    /// What a client's series is kept by: its address.
+    static func key(_ address: IPAddress) -> String { "ip " + address.description }
 
     /// Whether a new series of `family` fits: at the limit, the one gone longest (a device
     /// not up, a client without an open session) makes room; else the new one is refused.
