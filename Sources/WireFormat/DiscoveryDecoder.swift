@@ -33,37 +33,24 @@ public struct DecodeStatistics: Hashable, Sendable {
     public var reassembly = ReassemblyStatistics()
     public init() {}
 
+    /// The packet and frame counts (every count but the reassembly's).
+    static var counts: [WritableKeyPath<DecodeStatistics, Int>] {
+        [
+            \.frames, \.discoveryPackets, \.mdnsPackets, \.ssdpPackets, \.unicastDNSPackets, \.connectionPackets,
+            \.malformedPackets, \.undecodableFrames, \.wifiDataFrames, \.protectedWiFiFrames, \.rawIPInEthernetFrames,
+            \.snapLengthTruncated,
+        ]
+    }
+
     /// Adds another decoder's packet and frame counts (several live interfaces).
     public static func += (a: inout DecodeStatistics, b: DecodeStatistics) {
-        a.frames += b.frames
-        a.discoveryPackets += b.discoveryPackets
-        a.mdnsPackets += b.mdnsPackets
-        a.ssdpPackets += b.ssdpPackets
-        a.unicastDNSPackets += b.unicastDNSPackets
-        a.connectionPackets += b.connectionPackets
-        a.malformedPackets += b.malformedPackets
-        a.undecodableFrames += b.undecodableFrames
-        a.wifiDataFrames += b.wifiDataFrames
-        a.protectedWiFiFrames += b.protectedWiFiFrames
-        a.rawIPInEthernetFrames += b.rawIPInEthernetFrames
-        a.snapLengthTruncated += b.snapLengthTruncated
+        for k in counts { a[keyPath: k] += b[keyPath: k] }
     }
 
     /// The counts since `b` was taken (a live analysis window), reassembly as `a` has it.
     public static func - (a: DecodeStatistics, b: DecodeStatistics) -> DecodeStatistics {
         var d = a
-        d.frames -= b.frames
-        d.discoveryPackets -= b.discoveryPackets
-        d.mdnsPackets -= b.mdnsPackets
-        d.ssdpPackets -= b.ssdpPackets
-        d.unicastDNSPackets -= b.unicastDNSPackets
-        d.connectionPackets -= b.connectionPackets
-        d.malformedPackets -= b.malformedPackets
-        d.undecodableFrames -= b.undecodableFrames
-        d.wifiDataFrames -= b.wifiDataFrames
-        d.protectedWiFiFrames -= b.protectedWiFiFrames
-        d.rawIPInEthernetFrames -= b.rawIPInEthernetFrames
-        d.snapLengthTruncated -= b.snapLengthTruncated
+        for k in counts { d[keyPath: k] -= b[keyPath: k] }
         return d
     }
 }
