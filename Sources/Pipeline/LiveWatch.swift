@@ -39,11 +39,14 @@ struct LiveWatch {
 
     /// After each turn of the capture loop: counts the current window's events, and at each
     /// half window starts a younger tracker and ends the one that has seen a whole window.
+    /// `dropCounts` (pcap_stats, a system call per interface) is read only then.
     mutating func tick(
-        _ ingest: inout LiveIngest, events: [TrackerEvent], now: Timestamp, dropped: (kernel: UInt64, interface: UInt64)
+        _ ingest: inout LiveIngest, events: [TrackerEvent], now: Timestamp,
+        dropped dropCounts: @autoclosure () -> (kernel: UInt64, interface: UInt64)
     ) {
         watch.note(events)
         guard now >= nextSwitch else { return }
+        let dropped = dropCounts()
         let mark = Mark(start: now, frames: ingest.frames, statistics: ingest.statistics, dropped: dropped)
         if let next {
             // The old window's last counts, then the younger tracker takes over from where it is.

@@ -162,7 +162,8 @@ public final class MetricsServer {
                 continue
             }
             if !c.responded { read(c, respond: respond) }
-            if c.responded, write(c) { open.append(c) } else if !c.responded { open.append(c) }
+            // Kept while its request is still coming, or while some of its response is left.
+            if !c.responded || write(c) { open.append(c) }
         }
         connections = open
     }

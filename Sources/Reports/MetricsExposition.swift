@@ -38,7 +38,7 @@ public enum MetricsExposition {
         w.family(
             "castscope_devices_visible", .gauge,
             "Cast devices whose records have not expired (TTL) and that did not say goodbye.")
-        w.sample("castscope_devices_visible", [], Double(devices.count { $0.isUp(at: now) }))
+        w.sample("castscope_devices_visible", [], Double(watch.devicesVisible(at: now)))
         w.family("castscope_device_up", .gauge, "1 while the device's records are alive, 0 once it has gone.")
         for d in devices {
             w.sample(
